@@ -1,0 +1,163 @@
+// clforge::array<T>: a typed device buffer with a size, allocated from the context's pool.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clforge/queue.hpp"
+
+namespace clforge {
+
+namespace detail {
+[[noreturn]] void throw_range_error(const char* what, std::size_t offset, std::size_t count,
+                                    std::size_t size);
+/// Checks offset + count <= size without overflow.
+inline void check_range(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
+  if (offset > size || count > size - offset) throw_range_error(what, offset, count, size);
+}
+std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
+                                             std::size_t element_size);
+}  // namespace detail
+
+/// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large
+/// array is always spelled out (`clone`). T must be trivially copyable; its layout must match
+/// the OpenCL type the kernels use.
+template <class T>
+class array {
+  static_assert(std::is_trivially_copyable_v<T>, "clforge::array<T> needs trivially copyable T");
+
+ public:
+  static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+  using value_type = T;
+
+  array() = default;
+  /// `n` uninitialised elements from the pool of `ctx`.
+  array(const context& ctx, std::size_t n)
+      : ctx_(ctx), size_(n), buffer_(detail::allocate_checked(ctx, n, sizeof(T))) {}
+  array(const queue& q, std::size_t n) : array(q.ctx(), n) {}
+  /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
+  array(const context& ctx, const cl::Buffer& existing, std::size_t n)
+      : ctx_(ctx), size_(n), buffer_(std::make_shared<cl::Buffer>(existing)) {
+    std::size_t bytes = existing.getInfo<CL_MEM_SIZE>();
+    if (bytes / sizeof(T) < n)
+      detail::throw_range_error("array: wrapped buffer", 0, n, bytes / sizeof(T));
+  }
+  static array wrap(const context& ctx, cl_mem existing, std::size_t n) {
+    return array(ctx, cl::Buffer(existing, /*retainObject=*/true), n);
+  }
+
+  array(array&&) noexcept = default;
+  array& operator=(array&&) noexcept = default;
+  array(const array&) = delete;
+  array& operator=(const array&) = delete;
+
+  /// Blocking upload of `host` into a new array.
+  static array from_host(const queue& q, const T* host, std::size_t n) {
+    array a(q, n);
+    a.write(q, host, 0, n);
+    return a;
+  }
+  static array from_host(const queue& q, const std::vector<T>& host) {
+    return from_host(q, host.data(), host.size());
+  }
+
+  /// Blocking download of the whole array.
+  std::vector<T> to_host(const queue& q) const {
+    std::vector<T> out(size_);
+    read(q, out.data(), 0, size_);
+    return out;
+  }
+  /// Blocking download of [offset, offset + count) into `dst`.
+  void read(const queue& q, T* dst, std::size_t offset, std::size_t count) const {
+    read_async(q, dst, offset, count).wait();
+  }
+  /// Blocking upload of `count` elements from `src` to [offset, offset + count).
+  void write(const queue& q, const T* src, std::size_t offset, std::size_t count) {
+    write_async(q, src, offset, count).wait();
+  }
+  /// Non-blocking download; `dst` must stay valid until the event completes.
+  event read_async(const queue& q, T* dst, std::size_t offset, std::size_t count) const {
+    detail::check_range("array::read", offset, count, size_);
+    if (count == 0) return {};
+    return detail::translate_cl_errors([&] {
+      cl::Event e;
+      q.cl().enqueueReadBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), dst,
+                               nullptr, &e);
+      return event(e);
+    });
+  }
+  /// Non-blocking upload; `src` must stay valid until the event completes.
+  event write_async(const queue& q, const T* src, std::size_t offset, std::size_t count) {
+    detail::check_range("array::write", offset, count, size_);
+    if (count == 0) return {};
+    return detail::translate_cl_errors([&] {
+      cl::Event e;
+      q.cl().enqueueWriteBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), src,
+                                nullptr, &e);
+      return event(e);
+    });
+  }
+  /// Sets [offset, offset + count) to `value` on the device.
+  event fill(const queue& q, const T& value, std::size_t offset = 0, std::size_t count = npos) {
+    if (count == npos) count = offset <= size_ ? size_ - offset : 0;
+    detail::check_range("array::fill", offset, count, size_);
+    if (count == 0) return {};
+    return detail::translate_cl_errors([&] {
+      cl::Event e;
+      q.cl().enqueueFillBuffer(*buffer_, value, offset * sizeof(T), count * sizeof(T), nullptr, &e);
+      return event(e);
+    });
+  }
+  /// Device-side copy of `count` elements from this[src_offset] to dst[dst_offset].
+  event copy_to(const queue& q, array& dst, std::size_t src_offset = 0, std::size_t dst_offset = 0,
+                std::size_t count = npos) const {
+    if (count == npos) count = src_offset <= size_ ? size_ - src_offset : 0;
+    detail::check_range("array::copy_to (source)", src_offset, count, size_);
+    detail::check_range("array::copy_to (destination)", dst_offset, count, dst.size_);
+    if (count == 0) return {};
+    return detail::translate_cl_errors([&] {
+      cl::Event e;
+      q.cl().enqueueCopyBuffer(*buffer_, *dst.buffer_, src_offset * sizeof(T),
+                               dst_offset * sizeof(T), count * sizeof(T), nullptr, &e);
+      return event(e);
+    });
+  }
+  /// A new array with the same contents.
+  array clone(const queue& q) const {
+    array out(q, size_);
+    copy_to(q, out);
+    return out;
+  }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  const context& ctx() const { return ctx_; }
+  /// The OpenCL buffer (may be larger than bytes(): pool size classes). Empty when size() == 0.
+  const cl::Buffer& buffer() const {
+    static const cl::Buffer none;
+    return buffer_ ? *buffer_ : none;
+  }
+  cl_mem get() const { return buffer()(); }
+
+ private:
+  context ctx_;
+  std::size_t size_ = 0;
+  std::shared_ptr<cl::Buffer> buffer_;
+};
+
+namespace detail {
+template <class T>
+struct kernel_arg<array<T>> {
+  static cl_int set(cl_kernel k, cl_uint index, const array<T>& a) {
+    cl_mem mem = a.get();
+    return clSetKernelArg(k, index, sizeof(cl_mem), &mem);
+  }
+};
+}  // namespace detail
+
+}  // namespace clforge

@@ -1,0 +1,12 @@
+// clforge: run-time code generation for OpenCL in C++. Include this one header.
+#pragma once
+
+#include "clforge/array.hpp"
+#include "clforge/context.hpp"
+#include "clforge/device.hpp"
+#include "clforge/error.hpp"
+#include "clforge/event.hpp"
+#include "clforge/memory_pool.hpp"
+#include "clforge/program.hpp"
+#include "clforge/queue.hpp"
+#include "clforge/types.hpp"

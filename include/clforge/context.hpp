@@ -1,0 +1,57 @@
+// clforge::context: one device, its OpenCL context, program cache and memory pool.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "clforge/device.hpp"
+#include "clforge/memory_pool.hpp"
+#include "clforge/program.hpp"
+
+namespace clforge {
+
+namespace detail {
+struct context_state;
+}
+
+/// A shared handle: copies refer to the same OpenCL context, cache and pool. Thread-safe.
+class context {
+ public:
+  /// An empty handle; assign a real context before use.
+  context() = default;
+  /// The device CLFORGE_DEVICE selects (see choose_device for the grammar).
+  static context create_default();
+  /// The device `spec` selects, e.g. "gpu", "pocl", "0:1".
+  static context create(std::string_view spec);
+  /// A new OpenCL context on `device`.
+  explicit context(const cl::Device& device);
+  /// Wraps an existing OpenCL context (interop); `device` must belong to it.
+  context(const cl::Context& existing, const cl::Device& device);
+  /// Wraps raw handles (interop); both are retained, the caller keeps its own references.
+  static context wrap(cl_context existing, cl_device_id device);
+
+  const cl::Context& cl() const;
+  const cl::Device& device() const;
+  /// The raw handle, e.g. to pass to code that uses the C API.
+  cl_context get() const { return cl()(); }
+  const device_info& info() const;
+
+  /// Builds `source` with `options`, through the program cache: memory, then disk, then the
+  /// compiler. A failed build throws clforge::error with the build log and the source lines
+  /// around each reported error.
+  program build(const std::string& source, const std::string& options = "") const;
+
+  cache_stats program_cache_stats() const;
+  memory_pool& pool() const;
+
+  /// A value unique to this context, for caches keyed by context in the layers above.
+  const void* identity() const { return state_.get(); }
+  explicit operator bool() const { return state_ != nullptr; }
+
+ private:
+  explicit context(std::shared_ptr<detail::context_state> state) : state_(std::move(state)) {}
+  std::shared_ptr<detail::context_state> state_;
+};
+
+}  // namespace clforge

@@ -1,0 +1,50 @@
+// clforge::error: the single exception type the library throws.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "clforge/detail/opencl.hpp"
+
+namespace clforge {
+
+/// Name of an OpenCL error code, e.g. "CL_INVALID_WORK_GROUP_SIZE" for -54.
+const char* error_name(cl_int code);
+
+/// Every failure in clforge surfaces as this. For OpenCL failures `call()` names the API call
+/// and `code()` the error code; for usage errors the code is CL_SUCCESS and only what() speaks.
+class error : public std::runtime_error {
+ public:
+  explicit error(const std::string& message) : std::runtime_error(message) {}
+  error(const std::string& call, cl_int code, const std::string& detail = {});
+
+  const std::string& call() const { return call_; }
+  cl_int code() const { return code_; }
+  const char* code_name() const { return error_name(code_); }
+
+ private:
+  std::string call_;
+  cl_int code_ = CL_SUCCESS;
+};
+
+namespace detail {
+/// Throws clforge::error for a failed OpenCL call; `detail` is appended to the message.
+[[noreturn]] void throw_cl_error(const std::string& call, cl_int code,
+                                 const std::string& detail = {});
+
+/// Checks a raw OpenCL return code.
+inline void check(cl_int code, const char* call) {
+  if (code != CL_SUCCESS) throw_cl_error(call, code);
+}
+
+/// Runs `body`, turning CLHPP's cl::Error into clforge::error (cl::Error::what() is the call).
+template <class Body>
+decltype(auto) translate_cl_errors(Body&& body, const std::string& detail = {}) {
+  try {
+    return body();
+  } catch (const cl::Error& e) {
+    throw_cl_error(e.what(), e.err(), detail);
+  }
+}
+}  // namespace detail
+}  // namespace clforge

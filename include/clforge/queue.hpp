@@ -1,0 +1,124 @@
+// clforge::queue and the launcher: typed kernel arguments, NDRange, automatic local size.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include "clforge/context.hpp"
+#include "clforge/error.hpp"
+#include "clforge/event.hpp"
+#include "clforge/program.hpp"
+
+namespace clforge {
+
+/// A 1-, 2- or 3-D launch range. `global` is the true problem size: when no local size is
+/// given, the launcher picks one and rounds the global size up to a multiple of it, so kernels
+/// must guard with the true size they receive as an argument.
+struct ndrange {
+  std::size_t dims = 1;
+  std::array<std::size_t, 3> global{1, 1, 1};
+  std::array<std::size_t, 3> local{0, 0, 0};  // 0: chosen automatically
+  std::array<std::size_t, 3> offset{0, 0, 0};
+
+  explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
+  ndrange(std::size_t x, std::size_t y) : dims(2), global{x, y, 1} {}
+  ndrange(std::size_t x, std::size_t y, std::size_t z) : dims(3), global{x, y, z} {}
+
+  /// Fixes the local size; the global size is still rounded up to a multiple of it.
+  ndrange& with_local(std::size_t x, std::size_t y = 1, std::size_t z = 1) {
+    local = {x, y, z};
+    return *this;
+  }
+  ndrange& with_offset(std::size_t x, std::size_t y = 0, std::size_t z = 0) {
+    offset = {x, y, z};
+    return *this;
+  }
+  std::size_t total() const { return global[0] * global[1] * global[2]; }
+};
+
+/// Local (work-group shared) memory argument of `count` elements of T.
+template <class T>
+struct local {
+  explicit local(std::size_t count) : count(count) {}
+  std::size_t count;
+};
+
+namespace detail {
+/// How a C++ value becomes a kernel argument. Scalars and trivially copyable structs are
+/// passed by value; clforge::array, cl::Buffer and local<T> have specialisations.
+template <class T, class Enable = void>
+struct kernel_arg {
+  static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>,
+                "clforge: kernel arguments are scalars, trivially copyable structs, "
+                "clforge::array, cl::Buffer or clforge::local<T>");
+  static_assert(!std::is_same_v<T, bool>,
+                "clforge: OpenCL has no bool kernel argument; pass an int");
+  static cl_int set(cl_kernel k, cl_uint index, const T& value) {
+    return clSetKernelArg(k, index, sizeof(T), &value);
+  }
+};
+template <>
+struct kernel_arg<cl::Buffer> {
+  static cl_int set(cl_kernel k, cl_uint index, const cl::Buffer& b) {
+    cl_mem mem = b();
+    return clSetKernelArg(k, index, sizeof(cl_mem), &mem);
+  }
+};
+template <class T>
+struct kernel_arg<local<T>> {
+  static cl_int set(cl_kernel k, cl_uint index, const local<T>& l) {
+    return clSetKernelArg(k, index, l.count * sizeof(T), nullptr);
+  }
+};
+
+/// Fills in a local size (when not given) and rounds the global size up to it.
+void resolve_range(const kernel_state& k, ndrange& range);
+[[noreturn]] void throw_arg_count_error(const kernel_state& k, std::size_t given);
+[[noreturn]] void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code);
+/// Enqueues with the arguments already set. Translates errors into clforge::error.
+event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range);
+}  // namespace detail
+
+/// An in-order command queue with profiling enabled.
+class queue {
+ public:
+  explicit queue(const context& ctx);
+  /// Wraps an existing CLHPP queue (interop); it must belong to `ctx`'s context and device.
+  queue(const context& ctx, const cl::CommandQueue& existing);
+  /// Wraps a raw handle (interop); it is retained.
+  static queue wrap(const context& ctx, cl_command_queue existing);
+
+  const context& ctx() const { return ctx_; }
+  const cl::CommandQueue& cl() const { return handle_; }
+  cl_command_queue get() const { return handle_(); }
+
+  /// Sets `args` on `k` in order and enqueues it over `range`. The argument count is checked
+  /// against the kernel; a local size is chosen when the range has none.
+  template <class... Args>
+  event launch(const kernel& k, ndrange range, const Args&... args) const {
+    detail::kernel_state& state = k.state();
+    if (sizeof...(Args) != state.num_args) detail::throw_arg_count_error(state, sizeof...(Args));
+    detail::resolve_range(state, range);
+    std::lock_guard<std::mutex> lock(state.launch_mutex);
+    cl_uint index = 0;
+    (set_one(state, index++, args), ...);
+    return detail::enqueue_kernel(handle_, state, range);
+  }
+
+  void finish() const;
+  void flush() const;
+
+ private:
+  template <class T>
+  static void set_one(detail::kernel_state& state, cl_uint index, const T& value) {
+    cl_int code = detail::kernel_arg<T>::set(state.handle(), index, value);
+    if (code != CL_SUCCESS) detail::throw_set_arg_error(state, index, code);
+  }
+
+  context ctx_;
+  cl::CommandQueue handle_;
+};
+
+}  // namespace clforge

@@ -1,0 +1,56 @@
+// The OpenCL C spelling of C++ element types, used when kernels are generated from templates.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "clforge/detail/opencl.hpp"
+
+namespace clforge {
+
+/// type_traits<T>::name() is the OpenCL C name of T. Specialise it for a user struct declared in
+/// a kernel preamble (or use CLFORGE_DECLARE_TYPE) so templates can be instantiated with it.
+template <class T, class Enable = void>
+struct type_traits;
+
+#define CLFORGE_SCALAR_TYPE(CPP, CL, IS_FP64)   \
+  template <>                                   \
+  struct type_traits<CPP> {                     \
+    static std::string name() { return CL; }    \
+    static constexpr bool is_scalar = true;     \
+    static constexpr bool needs_fp64 = IS_FP64; \
+  };
+
+CLFORGE_SCALAR_TYPE(cl_char, "char", false)
+CLFORGE_SCALAR_TYPE(cl_uchar, "uchar", false)
+CLFORGE_SCALAR_TYPE(cl_short, "short", false)
+CLFORGE_SCALAR_TYPE(cl_ushort, "ushort", false)
+CLFORGE_SCALAR_TYPE(cl_int, "int", false)
+CLFORGE_SCALAR_TYPE(cl_uint, "uint", false)
+CLFORGE_SCALAR_TYPE(cl_long, "long", false)
+CLFORGE_SCALAR_TYPE(cl_ulong, "ulong", false)
+CLFORGE_SCALAR_TYPE(cl_float, "float", false)
+CLFORGE_SCALAR_TYPE(cl_double, "double", true)
+#undef CLFORGE_SCALAR_TYPE
+
+// `char` is distinct from signed char / cl_char in C++; map it to OpenCL char.
+template <>
+struct type_traits<char> : type_traits<cl_char> {};
+
+/// Declares a user struct for templates: CLFORGE_DECLARE_TYPE(my_pair, "my_pair") at namespace
+/// scope, outside any namespace. The struct must have the same layout in C++ and OpenCL C.
+#define CLFORGE_DECLARE_TYPE(CPP, CL_NAME)        \
+  template <>                                     \
+  struct clforge::type_traits<CPP> {              \
+    static std::string name() { return CL_NAME; } \
+    static constexpr bool is_scalar = false;      \
+    static constexpr bool needs_fp64 = false;     \
+  };
+
+template <class T>
+std::string type_name() {
+  return type_traits<T>::name();
+}
+
+}  // namespace clforge

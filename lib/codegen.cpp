@@ -1,0 +1,64 @@
+#include "clforge/detail/codegen.hpp"
+
+#include <cctype>
+
+#include "clforge/error.hpp"
+#include "embedded_kernels.hpp"
+
+namespace clforge::detail {
+
+namespace {
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+}  // namespace
+
+std::string render(std::string_view template_name, std::string_view text,
+                   const template_values& values) {
+  std::string out;
+  out.reserve(text.size() + 256);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t dollar = text.find('$', pos);
+    if (dollar == std::string_view::npos) {
+      out.append(text.substr(pos));
+      break;
+    }
+    out.append(text.substr(pos, dollar - pos));
+    if (dollar + 1 < text.size() && text[dollar + 1] == '$') {
+      out.push_back('$');
+      pos = dollar + 2;
+      continue;
+    }
+    std::size_t end = dollar + 1;
+    if (end < text.size() && is_name_start(text[end])) {
+      while (end < text.size() && is_name_char(text[end])) ++end;
+    }
+    std::string_view name = text.substr(dollar + 1, end - dollar - 1);
+    if (name.empty())
+      throw error("template \"" + std::string(template_name) + "\": a '$' not followed by a name");
+    auto found = values.find(name);
+    if (found == values.end())
+      throw error("template \"" + std::string(template_name) + "\": no value for $" +
+                  std::string(name));
+    out.append(found->second);
+    pos = end;
+  }
+  return out;
+}
+
+std::string_view embedded_kernel(std::string_view name) {
+  for (std::size_t i = 0; i < embedded_kernel_count; ++i)
+    if (embedded_kernels[i].name == name)
+      return {embedded_kernels[i].text, embedded_kernels[i].size};
+  throw error("no embedded kernel template \"" + std::string(name) + "\"");
+}
+
+std::string render_kernel(std::string_view name, const template_values& values) {
+  return render(name, embedded_kernel(name), values);
+}
+
+}  // namespace clforge::detail

@@ -1,0 +1,65 @@
+#include "clforge/context.hpp"
+
+#include "clforge/error.hpp"
+#include "context_state.hpp"
+
+namespace clforge {
+
+namespace detail {
+context_state::context_state(cl::Context context, cl::Device dev)
+    : handle(std::move(context)),
+      device(std::move(dev)),
+      info(query_device_info(device)),
+      pool(std::make_shared<memory_pool>(handle, info.max_alloc_bytes)),
+      cache(handle, device, info) {}
+}  // namespace detail
+
+context context::create_default() {
+  return context(default_device());
+}
+
+context context::create(std::string_view spec) {
+  return context(select_device(spec));
+}
+
+context::context(const cl::Device& device) {
+  cl::Context handle =
+      detail::translate_cl_errors([&] { return cl::Context(device); }, "creating a context");
+  state_ = std::make_shared<detail::context_state>(std::move(handle), device);
+}
+
+context::context(const cl::Context& existing, const cl::Device& device)
+    : state_(std::make_shared<detail::context_state>(existing, device)) {
+  std::vector<cl::Device> members = existing.getInfo<CL_CONTEXT_DEVICES>();
+  for (const cl::Device& d : members)
+    if (d() == device()) return;
+  throw error("context: the given device does not belong to the given OpenCL context");
+}
+
+context context::wrap(cl_context existing, cl_device_id device) {
+  return context(cl::Context(existing, /*retainObject=*/true),
+                 cl::Device(device, /*retainObject=*/true));
+}
+
+const cl::Context& context::cl() const {
+  return state_->handle;
+}
+const cl::Device& context::device() const {
+  return state_->device;
+}
+const device_info& context::info() const {
+  return state_->info;
+}
+
+program context::build(const std::string& source, const std::string& options) const {
+  return state_->cache.build(source, options);
+}
+
+cache_stats context::program_cache_stats() const {
+  return state_->cache.stats();
+}
+memory_pool& context::pool() const {
+  return *state_->pool;
+}
+
+}  // namespace clforge

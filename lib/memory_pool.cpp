@@ -1,0 +1,112 @@
+#include "clforge/memory_pool.hpp"
+
+#include <algorithm>
+
+#include "clforge/array.hpp"
+#include "clforge/error.hpp"
+
+namespace clforge {
+
+memory_pool::memory_pool(cl::Context context, std::size_t max_alloc_bytes)
+    : context_(std::move(context)), max_alloc_bytes_(max_alloc_bytes) {}
+
+std::size_t memory_pool::size_class(std::size_t bytes) {
+  if (bytes == 0) return 0;
+  constexpr std::size_t kSmall = std::size_t(64) << 10;
+  std::size_t power = 256;
+  while (power < bytes && power < kSmall) power <<= 1;
+  if (bytes <= power) return power;
+  // Above 64 KiB: the largest power of two <= bytes, in eight steps up to the next one.
+  std::size_t below = kSmall;
+  while (below <= bytes / 2) below <<= 1;
+  std::size_t step = below / 8;
+  return (bytes + step - 1) / step * step;
+}
+
+std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
+  if (bytes == 0) return {};
+  // A size class past the device's allocation limit would fail where the exact size fits.
+  const std::size_t rounded = std::max(bytes, std::min(size_class(bytes), max_alloc_bytes_));
+  cl::Buffer buffer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = free_.find(rounded);
+    if (found != free_.end() && !found->second.empty()) {
+      buffer = std::move(found->second.back());
+      found->second.pop_back();
+      ++stats_.hits;
+      --stats_.held_buffers;
+      stats_.held_bytes -= rounded;
+    } else {
+      ++stats_.misses;
+    }
+  }
+  if (!buffer()) {
+    cl_int code = CL_SUCCESS;
+    cl_mem raw = clCreateBuffer(context_(), CL_MEM_READ_WRITE, rounded, nullptr, &code);
+    if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
+        code == CL_OUT_OF_HOST_MEMORY) {
+      release_all();  // what we keep may be what the device lacks; try once more
+      raw = clCreateBuffer(context_(), CL_MEM_READ_WRITE, rounded, nullptr, &code);
+    }
+    if (code != CL_SUCCESS)
+      detail::throw_cl_error("clCreateBuffer", code,
+                             "allocating " + std::to_string(rounded) + " bytes");
+    buffer = cl::Buffer(raw);  // takes ownership
+  }
+  // The deleter holds the pool weakly: a buffer outliving its pool is simply released.
+  std::weak_ptr<memory_pool> owner = weak_from_this();
+  return std::shared_ptr<cl::Buffer>(new cl::Buffer(std::move(buffer)),
+                                     [owner, rounded](cl::Buffer* b) {
+                                       if (auto pool = owner.lock())
+                                         pool->give_back(std::move(*b), rounded);
+                                       delete b;
+                                     });
+}
+
+void memory_pool::give_back(cl::Buffer buffer, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_[bytes].push_back(std::move(buffer));
+  ++stats_.held_buffers;
+  stats_.held_bytes += bytes;
+}
+
+void memory_pool::release_all() {
+  std::map<std::size_t, std::vector<cl::Buffer>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped.swap(free_);
+    stats_.held_buffers = 0;
+    stats_.held_bytes = 0;
+  }
+  // Buffers are released here, outside the lock.
+}
+
+pool_stats memory_pool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+namespace detail {
+
+void throw_range_error(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
+  throw error(std::string(what) + ": elements [" + std::to_string(offset) + ", " +
+              std::to_string(offset) + " + " + std::to_string(count) +
+              ") lie outside an array of " + std::to_string(size) + " elements");
+}
+
+std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
+                                             std::size_t element_size) {
+  if (!ctx) throw error("array: created with an empty context");
+  if (count == 0) return {};
+  const std::size_t limit = ctx.info().max_alloc_bytes;
+  if (count > limit / element_size) {
+    throw error("array of " + std::to_string(count) + " elements of " +
+                std::to_string(element_size) + " bytes exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (" +
+                std::to_string(limit) + " bytes) of " + ctx.info().name);
+  }
+  return ctx.pool().allocate(count * element_size);
+}
+
+}  // namespace detail
+}  // namespace clforge

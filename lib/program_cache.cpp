@@ -1,0 +1,408 @@
+// Program cache. Disk entries are single files named by the hex key:
+//
+//   magic "CLFORGE\1" | format u32 | reserved u32 | key 16 B | binary size u64 |
+//   XXH3-64 checksum of (key, binary) u64 | binary
+//
+// written to a temporary file in the same directory and renamed into place, so readers see a
+// whole entry or none and concurrent writers of one program just replace each other's identical
+// files: no lock file anywhere. An entry is used only if it is a regular file owned by this
+// user, not writable by group or others, of the exact size, with the expected key and a good
+// checksum, and if the driver then builds it; anything else is deleted and rebuilt from source.
+#include "program_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "clforge/error.hpp"
+#include "context_state.hpp"
+
+#ifndef CLFORGE_VERSION
+#error "CLFORGE_VERSION must be defined by the build"
+#endif
+
+namespace clforge::detail {
+
+namespace {
+constexpr char kMagic[8] = {'C', 'L', 'F', 'O', 'R', 'G', 'E', 1};
+constexpr std::uint32_t kFormat = 1;
+constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 16 + 8 + 8;
+
+bool env_is_off(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return false;
+  std::string s(v);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s == "off" || s == "0" || s == "false" || s == "no";
+}
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+template <class T>
+void put(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+template <class T>
+T get(const std::string& in, std::size_t offset) {
+  T value;
+  std::memcpy(&value, in.data() + offset, sizeof(T));
+  return value;
+}
+
+std::uint64_t entry_checksum(const cache_key& key, const char* binary, std::size_t size) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, &key.high, sizeof key.high);
+  XXH3_64bits_update(state, &key.low, sizeof key.low);
+  XXH3_64bits_update(state, binary, size);
+  std::uint64_t sum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return sum;
+}
+
+// Creates `path` and missing parents; the last component private to the user (0700).
+bool make_directories(const std::string& path) {
+  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    std::string part = path.substr(0, pos);
+    mode_t mode = pos == path.size() ? 0700 : 0755;
+    if (::mkdir(part.c_str(), mode) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
+bool dump_source_enabled() {
+  const char* v = std::getenv("CLFORGE_DUMP_SOURCE");
+  return v && *v && std::string(v) != "0";
+}
+}  // namespace
+
+std::string cache_key::hex() const {
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(high),
+                static_cast<unsigned long long>(low));
+  return text;
+}
+
+std::string resolve_cache_directory() {
+  if (env_is_off("CLFORGE_CACHE")) return {};
+  std::string dir = env_or_empty("CLFORGE_CACHE_DIR");
+  if (dir.empty()) {
+    std::string xdg = env_or_empty("XDG_CACHE_HOME");
+    if (!xdg.empty()) dir = xdg + "/clforge";
+  }
+  if (dir.empty()) {
+    std::string home = env_or_empty("HOME");
+    if (home.empty()) return {};
+    dir = home + "/.cache/clforge";
+  }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
+std::string encode_cache_entry(const cache_key& key, const std::string& binary) {
+  std::string out;
+  out.reserve(kHeaderSize + binary.size());
+  out.append(kMagic, sizeof kMagic);
+  put<std::uint32_t>(out, kFormat);
+  put<std::uint32_t>(out, 0);
+  put(out, key.high);
+  put(out, key.low);
+  put<std::uint64_t>(out, binary.size());
+  put(out, entry_checksum(key, binary.data(), binary.size()));
+  out += binary;
+  return out;
+}
+
+bool decode_cache_entry(const cache_key& key, const std::string& entry, std::string& binary) {
+  if (entry.size() < kHeaderSize) return false;
+  if (std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0) return false;
+  if (get<std::uint32_t>(entry, 8) != kFormat) return false;
+  cache_key stored{get<std::uint64_t>(entry, 16), get<std::uint64_t>(entry, 24)};
+  if (!(stored == key)) return false;
+  std::uint64_t size = get<std::uint64_t>(entry, 32);
+  if (size != entry.size() - kHeaderSize) return false;
+  const char* payload = entry.data() + kHeaderSize;
+  if (get<std::uint64_t>(entry, 40) != entry_checksum(key, payload, size)) return false;
+  binary.assign(payload, size);
+  return true;
+}
+
+std::string quote_error_lines(const std::string& log, const std::string& source) {
+  // PoCL/clang print "<source>:12:5: error: ...", NVIDIA "<kernel>:12:5: error: ...".
+  static const std::regex location(R"(:(\d+):(\d+):)");
+  std::set<std::size_t> reported;
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), location);
+       it != std::sregex_iterator(); ++it) {
+    std::string digits = (*it)[1].str();
+    if (digits.size() < 9) reported.insert(std::stoul(digits));
+  }
+  std::vector<std::string> lines;
+  std::istringstream in(source);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+
+  std::set<std::size_t> shown;
+  for (std::size_t line : reported) {
+    if (line == 0 || line > lines.size()) continue;
+    std::size_t first = line > 5 ? line - 5 : 1;
+    std::size_t last = std::min(lines.size(), line + 5);
+    for (std::size_t l = first; l <= last; ++l) shown.insert(l);
+  }
+  std::ostringstream out;
+  std::size_t previous = 0;
+  for (std::size_t l : shown) {
+    if (previous != 0 && l != previous + 1) out << "      ...\n";
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "%s%5zu | ", reported.count(l) ? ">>" : "  ", l);
+    out << prefix << lines[l - 1] << '\n';
+    previous = l;
+  }
+  return out.str();
+}
+
+void build_or_throw(cl::Program& program, const cl::Device& device, const std::string& source,
+                    const std::string& options) {
+  cl_device_id id = device();
+  cl_int code = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
+  if (code == CL_SUCCESS) return;
+  std::string log;
+  try {
+    log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+  } catch (const cl::Error&) {
+    log = "(the driver returned no build log)";
+  }
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  std::ostringstream detail;
+  detail << "device: " << device.getInfo<CL_DEVICE_NAME>() << '\n'
+         << "options: " << (options.empty() ? "(none)" : options) << '\n'
+         << "build log:\n"
+         << log << '\n';
+  if (!source.empty()) {
+    std::string quoted = quote_error_lines(log, source);
+    if (!quoted.empty()) detail << "source around the reported lines:\n" << quoted;
+  }
+  throw_cl_error("clBuildProgram", code, detail.str());
+}
+
+program_cache::program_cache(cl::Context context, cl::Device device, const device_info& info)
+    : context_(std::move(context)), device_(std::move(device)) {
+  // Every field that can change what the driver produces is part of the key; a driver update
+  // changes driver_version and so invalidates every entry built by the old one.
+  std::ostringstream identity;
+  identity << info.name << '\n'
+           << info.vendor << '\n'
+           << info.driver_version << '\n'
+           << info.platform_name << '\n'
+           << info.platform_version << '\n'
+           << "clforge " CLFORGE_VERSION " cache format " << kFormat;
+  device_identity_ = identity.str();
+  device_label_ = info.name + " (" + info.platform_name + ")";
+
+  directory_ = resolve_cache_directory();
+  if (directory_.empty()) return;
+  if (!make_directories(directory_)) {
+    disable_disk("cannot create " + directory_ + ": " + std::strerror(errno));
+    return;
+  }
+  struct stat st {};
+  if (::stat(directory_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    disable_disk(directory_ + " is not a directory");
+  } else if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    // Anyone who can write there could plant a binary for us to load.
+    disable_disk(directory_ + " is not owned by this user or is writable by group or others");
+  } else if (::access(directory_.c_str(), R_OK | W_OK | X_OK) != 0) {
+    disable_disk(directory_ + " is not writable");
+  }
+}
+
+void program_cache::disable_disk(const std::string& why) {
+  // Said once per process, however many contexts hit it: a noisy library is a bad guest.
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    std::cerr << "clforge: disk cache off (" << why << "); programs are cached in memory only\n";
+  directory_.clear();
+}
+
+cache_key program_cache::key_for(const std::string& source, const std::string& options) const {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  // Length-prefix each part so ("ab","c") and ("a","bc") differ.
+  for (const std::string* part : {&source, &options, &device_identity_}) {
+    std::uint64_t size = part->size();
+    XXH3_128bits_update(state, &size, sizeof size);
+    XXH3_128bits_update(state, part->data(), part->size());
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+  return {h.high64, h.low64};
+}
+
+program program_cache::build(const std::string& source, const std::string& options) {
+  const cache_key key = key_for(source, options);
+  std::shared_ptr<slot> entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& found = slots_[key];
+    if (!found) found = std::make_shared<slot>();
+    entry = found;
+  }
+  std::lock_guard<std::mutex> building(entry->mutex);
+  if (entry->built) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.memory_hits;
+    return entry->built;
+  }
+  if (dump_source_enabled()) {
+    std::cerr << "// ---- clforge: source of program " << key.hex() << " (options: \"" << options
+              << "\") ----\n"
+              << source << "\n// ---- end of program " << key.hex() << " ----\n";
+  }
+  program built;
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dir = directory_;
+  }
+  if (!dir.empty()) built = load_from_disk(key, source, options);
+  if (!built) {
+    built = compile(source, options);
+    if (!dir.empty()) store_to_disk(key, built);
+  }
+  entry->built = built;
+  return built;
+}
+
+program program_cache::compile(const std::string& source, const std::string& options) {
+  auto state = std::make_shared<program_state>();
+  state->device = device_;
+  state->source = source;
+  state->options = options;
+  translate_cl_errors([&] { state->handle = cl::Program(context_, source); });
+  build_or_throw(state->handle, device_, source, options);
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.compiles;
+  return program(state);
+}
+
+program program_cache::load_from_disk(const cache_key& key, const std::string& source,
+                                      const std::string& options) {
+  std::string path;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (directory_.empty()) return {};
+    path = directory_ + "/" + key.hex() + ".clbin";
+  }
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return {};  // not there yet: the common miss
+  std::string entry;
+  struct stat st {};
+  bool trusted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+                 (st.st_mode & 022) == 0;
+  if (trusted) {
+    entry.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (done < entry.size()) {
+      ssize_t got = ::read(fd, entry.data() + done, entry.size() - done);
+      if (got <= 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    entry.resize(done);
+  }
+  ::close(fd);
+
+  auto reject = [&] {
+    if (trusted) ::unlink(path.c_str());  // replaced by the rebuild; never touch others' files
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.disk_rejects;
+    return program();
+  };
+  std::string binary;
+  if (!trusted || !decode_cache_entry(key, entry, binary)) return reject();
+
+  auto state = std::make_shared<program_state>();
+  state->device = device_;
+  state->source = source;
+  state->options = options;
+  cl_device_id id = device_();
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+  std::size_t size = binary.size();
+  cl_int status = CL_SUCCESS, code = CL_SUCCESS;
+  cl_program raw = clCreateProgramWithBinary(context_(), 1, &id, &size, &bytes, &status, &code);
+  if (code != CL_SUCCESS || status != CL_SUCCESS) {
+    if (raw) clReleaseProgram(raw);
+    return reject();
+  }
+  state->handle = cl::Program(raw);  // takes ownership
+  // A binary the driver accepted but cannot build (a driver change the key missed, a
+  // corrupted-but-checksummed file) is evicted and rebuilt, never fatal.
+  if (clBuildProgram(raw, 1, &id, options.c_str(), nullptr, nullptr) != CL_SUCCESS) return reject();
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.disk_hits;
+  return program(state);
+}
+
+void program_cache::store_to_disk(const cache_key& key, const program& built) {
+  std::string binary;
+  try {
+    std::vector<std::vector<unsigned char>> binaries = built.cl().getInfo<CL_PROGRAM_BINARIES>();
+    if (binaries.size() != 1 || binaries[0].empty()) return;  // driver keeps no binaries
+    binary.assign(binaries[0].begin(), binaries[0].end());
+  } catch (const cl::Error&) {
+    return;
+  }
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dir = directory_;
+  }
+  if (dir.empty()) return;
+  static std::atomic<unsigned> counter{0};
+  const std::string final_path = dir + "/" + key.hex() + ".clbin";
+  const std::string temp_path = final_path + ".tmp." + std::to_string(::getpid()) + "." +
+                                std::to_string(counter.fetch_add(1));
+  const std::string entry = encode_cache_entry(key, binary);
+
+  int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  std::size_t done = 0;
+  while (ok && done < entry.size()) {
+    ssize_t put_bytes = ::write(fd, entry.data() + done, entry.size() - done);
+    if (put_bytes <= 0)
+      ok = false;
+    else
+      done += static_cast<std::size_t>(put_bytes);
+  }
+  int saved_errno = errno;
+  if (fd >= 0 && ::close(fd) != 0) ok = false;
+  if (ok && ::rename(temp_path.c_str(), final_path.c_str()) != 0) ok = false;
+  if (!ok) {
+    ::unlink(temp_path.c_str());
+    std::lock_guard<std::mutex> lock(mutex_);
+    disable_disk("cannot write " + dir + ": " + std::strerror(saved_errno ? saved_errno : errno));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++stats_.disk_writes;
+}
+
+cache_stats program_cache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+}  // namespace clforge::detail

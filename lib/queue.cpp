@@ -1,0 +1,110 @@
+#include "clforge/queue.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace clforge {
+
+namespace detail {
+
+namespace {
+std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Default work-group shapes. On GPUs 256 items (8 warps/wavefronts) is a safe middle. On CPU
+// devices (PoCL) large groups let the work-group loop vectorize, and a size that does not
+// depend on n matters: PoCL specialises the compiled kernel per local size, so a size that
+// followed n would recompile for every new n.
+std::array<std::size_t, 3> preferred_shape(const kernel_state& k, std::size_t dims) {
+  if (k.device_is_cpu) {
+    if (dims == 1) return {1024, 1, 1};
+    if (dims == 2) return {256, 1, 1};
+    return {64, 1, 1};
+  }
+  if (dims == 1) return {256, 1, 1};
+  if (dims == 2) return {32, 8, 1};
+  return {32, 4, 2};
+}
+}  // namespace
+
+void resolve_range(const kernel_state& k, ndrange& range) {
+  if (range.dims < 1 || range.dims > 3)
+    throw error("launch of kernel \"" + k.name + "\": ndrange must have 1, 2 or 3 dimensions");
+  bool automatic = true;
+  for (std::size_t d = 0; d < range.dims; ++d) automatic = automatic && range.local[d] == 0;
+  if (automatic) {
+    std::array<std::size_t, 3> shape = preferred_shape(k, range.dims);
+    // Fit into what this kernel can run, halving the largest dimension, then keep x a multiple
+    // of the preferred multiple where it still fits.
+    const std::size_t limit = std::max<std::size_t>(1, k.work_group_size);
+    while (shape[0] * shape[1] * shape[2] > limit) {
+      auto largest = std::max_element(shape.begin(), shape.begin() + range.dims);
+      *largest = std::max<std::size_t>(1, *largest / 2);
+    }
+    range.local = shape;
+  } else {
+    for (std::size_t d = 0; d < range.dims; ++d)
+      if (range.local[d] == 0)
+        throw error("launch of kernel \"" + k.name + "\": a local size of 0 in dimension " +
+                    std::to_string(d));
+  }
+  for (std::size_t d = range.dims; d < 3; ++d) range.local[d] = 1;
+  for (std::size_t d = 0; d < range.dims; ++d)
+    range.global[d] = round_up(std::max<std::size_t>(range.global[d], 1), range.local[d]);
+}
+
+void throw_arg_count_error(const kernel_state& k, std::size_t given) {
+  throw error("launch of kernel \"" + k.name + "\": it takes " + std::to_string(k.num_args) +
+              " argument(s), " + std::to_string(given) + " given");
+}
+
+void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code) {
+  throw_cl_error("clSetKernelArg", code,
+                 "kernel \"" + k.name + "\", argument " + std::to_string(index) +
+                     " (does its C++ type match the kernel's parameter?)");
+}
+
+event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range) {
+  const bool has_offset = range.offset[0] || range.offset[1] || range.offset[2];
+  cl_event raw = nullptr;
+  cl_int code = clEnqueueNDRangeKernel(queue(), k.handle(), static_cast<cl_uint>(range.dims),
+                                       has_offset ? range.offset.data() : nullptr,
+                                       range.global.data(), range.local.data(), 0, nullptr, &raw);
+  if (code != CL_SUCCESS) {
+    std::ostringstream detail;
+    detail << "kernel \"" << k.name << "\", global size";
+    for (std::size_t d = 0; d < range.dims; ++d) detail << (d ? "x" : " ") << range.global[d];
+    detail << ", local size";
+    for (std::size_t d = 0; d < range.dims; ++d) detail << (d ? "x" : " ") << range.local[d];
+    detail << " (this kernel allows at most " << k.work_group_size << " work-items per group)";
+    throw_cl_error("clEnqueueNDRangeKernel", code, detail.str());
+  }
+  return event(cl::Event(raw));  // takes ownership of the new event
+}
+
+}  // namespace detail
+
+queue::queue(const context& ctx) : ctx_(ctx) {
+  handle_ = detail::translate_cl_errors(
+      [&] { return cl::CommandQueue(ctx.cl(), ctx.device(), CL_QUEUE_PROFILING_ENABLE); },
+      "creating a command queue on " + ctx.info().name);
+}
+
+queue::queue(const context& ctx, const cl::CommandQueue& existing) : ctx_(ctx), handle_(existing) {
+  if (existing.getInfo<CL_QUEUE_CONTEXT>()() != ctx.get())
+    throw error("queue: the given command queue belongs to another OpenCL context");
+}
+
+queue queue::wrap(const context& ctx, cl_command_queue existing) {
+  return queue(ctx, cl::CommandQueue(existing, /*retainObject=*/true));
+}
+
+void queue::finish() const {
+  detail::check(clFinish(handle_()), "clFinish");
+}
+void queue::flush() const {
+  detail::check(clFlush(handle_()), "clFlush");
+}
+
+}  // namespace clforge
