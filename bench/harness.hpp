@@ -1,0 +1,65 @@
+// clforge-bench harness: each bench/bench_*.cpp registers cases; the harness runs them under
+// Google Benchmark, adds the device-copy reference for every size, and prints each clforge
+// result as GB/s and as ratios to the references measured in the same run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <clforge/clforge.hpp>
+
+namespace clforge_bench {
+namespace cf = clforge;
+
+/// The device chosen by --device or CLFORGE_DEVICE, created once for the whole run.
+cf::context& ctx();
+cf::queue& queue();
+bool device_is_cpu();
+
+/// One timed run of a case. Returns the seconds to report: device time from profiling events
+/// for device work (cf::event::elapsed_ns / elapsed_ns_until), host wall time (steady clock)
+/// for host work such as OpenMP loops or "result back on the host" cases.
+using run_fn = std::function<double()>;
+
+struct case_spec {
+  std::string job;           // what is computed: "saxpy", "sum", "scan_int32", "mask_1024_v24"
+  std::string impl;          // who computes it: "clforge", "handwritten", "openmp", "boost"
+  double bytes_per_element;  // bytes moved per element, for GB/s (saxpy 12, sum 4, scan 8)
+  /// Allocates random inputs for n elements and returns the runner. Called once per size,
+  /// outside the timed region; the harness does the warm-up runs.
+  std::function<run_fn(std::size_t n)> prepare;
+  /// Sizes to run. Empty: the harness's sweep (2^16 .. 2^28, narrowed by --min-log2,
+  /// --max-log2 or --quick).
+  std::vector<std::size_t> sizes = {};
+  /// Only on CPU devices (e.g. the OpenMP reference, which competes for the same cores).
+  bool cpu_only = false;
+};
+
+/// Registers a case; call from a static registrar (CLFORGE_BENCH_REGISTER).
+void add_case(case_spec spec);
+
+/// The harness's sweep of sizes for cases that give none.
+std::vector<std::size_t> default_sizes();
+
+/// Deterministic random inputs (never all zeros).
+std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -1.0f,
+                                 float hi = 1.0f);
+std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo = -100,
+                                      std::int32_t hi = 100);
+
+/// Seconds between the start of `first` and the end of `last` (device profiling clock).
+inline double device_seconds(const cf::event& first, const cf::event& last) {
+  return static_cast<double>(first.elapsed_ns_until(last)) * 1e-9;
+}
+inline double device_seconds(const cf::event& only) { return device_seconds(only, only); }
+
+}  // namespace clforge_bench
+
+#define CLFORGE_BENCH_CONCAT2(a, b) a##b
+#define CLFORGE_BENCH_CONCAT(a, b) CLFORGE_BENCH_CONCAT2(a, b)
+/// CLFORGE_BENCH_REGISTER(fn): runs `void fn()` (which calls add_case) before main.
+#define CLFORGE_BENCH_REGISTER(fn) \
+  static const bool CLFORGE_BENCH_CONCAT(clforge_bench_registered_, __LINE__) = (fn(), true)
