@@ -1,0 +1,185 @@
+// Snippet-kernel arguments: parse an OpenCL C parameter list ("float a, global const float* x")
+// and bind C++ call arguments to it with clear errors, before anything reaches the driver.
+// Used by every template that takes user arguments (elementwise, reduction, scan).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "clforge/array.hpp"
+#include "clforge/error.hpp"
+#include "clforge/queue.hpp"
+#include "clforge/types.hpp"
+
+namespace clforge::detail {
+
+/// Built-in scalar types a parameter can have; `other` is a user struct or vector type.
+enum class scalar_kind {
+  char_,
+  uchar,
+  short_,
+  ushort,
+  int_,
+  uint,
+  long_,
+  ulong,
+  float_,
+  double_,
+  other
+};
+
+struct parameter {
+  std::string declaration;  // as the user wrote it, for messages
+  std::string type;         // base type, normalised: "uint" for "unsigned int"
+  std::string name;
+  std::string address_space;  // "global", "constant", "local" or "" (by value)
+  bool is_pointer = false;
+  bool is_const = false;
+  scalar_kind kind = scalar_kind::other;
+};
+
+/// Parses an OpenCL C parameter list. Throws clforge::error naming the bad parameter.
+std::vector<parameter> parse_signature(std::string_view arguments);
+
+/// One C++ call argument, captured with what the checks need.
+struct captured_argument {
+  enum class what { array, buffer, scalar, bytes, local_memory };
+  what kind = what::scalar;
+  std::string description;  // "array<float> of 12 elements", "double", "local<int>(256)"
+  std::string type;         // OpenCL element or struct type name ("" when unknown)
+  cl_mem mem = nullptr;     // array, buffer
+  std::size_t length = 0;   // array: elements; local_memory: bytes
+  // scalar: the value, as the widest type of its family
+  bool is_floating = false, is_signed = false;
+  long double floating = 0;
+  std::int64_t signed_value = 0;
+  std::uint64_t unsigned_value = 0;
+  std::string bytes;  // user struct by value
+};
+
+template <class T>
+captured_argument capture(const T& value) {
+  captured_argument c;
+  if constexpr (std::is_arithmetic_v<T>) {
+    static_assert(!std::is_same_v<T, bool>, "clforge: pass an int instead of a bool");
+    c.kind = captured_argument::what::scalar;
+    c.description = std::is_floating_point_v<T> ? "a floating-point value" : "an integer value";
+    c.is_floating = std::is_floating_point_v<T>;
+    c.is_signed = std::is_signed_v<T>;
+    if constexpr (std::is_floating_point_v<T>)
+      c.floating = value;
+    else if constexpr (std::is_signed_v<T>)
+      c.signed_value = value;
+    else
+      c.unsigned_value = value;
+  } else {
+    static_assert(std::is_trivially_copyable_v<T> && !std::is_pointer_v<T>,
+                  "clforge: snippet kernel arguments are clforge::array, scalars, cl::Buffer, "
+                  "clforge::local<T> or trivially copyable structs declared with "
+                  "CLFORGE_DECLARE_TYPE");
+    c.kind = captured_argument::what::bytes;
+    c.type = type_traits<T>::name();
+    c.description = "a " + c.type + " value";
+    c.bytes.assign(reinterpret_cast<const char*>(&value), sizeof(T));
+  }
+  return c;
+}
+template <class T>
+captured_argument capture(const array<T>& a) {
+  captured_argument c;
+  c.kind = captured_argument::what::array;
+  c.type = type_traits<T>::name();
+  c.mem = a.get();
+  c.length = a.size();
+  c.description = "array<" + c.type + "> of " + std::to_string(a.size()) + " elements";
+  return c;
+}
+inline captured_argument capture(const cl::Buffer& b) {
+  captured_argument c;
+  c.kind = captured_argument::what::buffer;
+  c.mem = b();
+  c.description = "a cl::Buffer";
+  return c;
+}
+template <class T>
+captured_argument capture(const local<T>& l) {
+  captured_argument c;
+  c.kind = captured_argument::what::local_memory;
+  c.type = type_traits<T>::name();
+  c.length = l.count * sizeof(T);
+  c.description = "local<" + c.type + ">(" + std::to_string(l.count) + ")";
+  return c;
+}
+
+/// The user's arguments checked against the user's parameter list. Holds what `set_on` needs,
+/// so checking happens once and setting is a few clSetKernelArg calls.
+class argument_list {
+ public:
+  /// Checks count, kind and type of each argument; `who` names the kernel in messages, e.g.
+  /// `elementwise_kernel "saxpy"`. Scalars are converted to the parameter's type (an
+  /// integer parameter refuses a floating-point value and a value it cannot hold).
+  template <class... Args>
+  static argument_list bind(std::string_view who, const std::vector<parameter>& params,
+                            const Args&... args) {
+    return argument_list(who, params, {capture(args)...});
+  }
+
+  /// Sets the arguments on `k` at indices first_index, first_index + 1, ...
+  /// Call with the kernel's launch lock held.
+  void set_on(cl_kernel k, cl_uint first_index) const;
+
+  std::size_t count() const { return values_.size(); }
+  /// Length of the first array argument; 0 and has_array() false when there is none.
+  bool has_array() const { return has_array_; }
+  std::size_t first_array_length() const { return first_array_length_; }
+  /// Throws unless every array argument has length `n` (for kernels that read all arrays at
+  /// every index); `what` says why in the message.
+  void require_array_lengths(std::size_t n, std::string_view what) const;
+
+ private:
+  struct value {
+    enum class how { memory, bytes, local_bytes } kind;
+    cl_mem mem = nullptr;
+    std::string bytes;
+    std::size_t local_bytes = 0;
+    std::size_t array_length = 0;
+    bool is_array = false;
+    std::string parameter_name;
+  };
+  argument_list(std::string_view who, const std::vector<parameter>& params,
+                std::vector<captured_argument> args);
+
+  std::string who_;
+  std::vector<value> values_;
+  bool has_array_ = false;
+  std::size_t first_array_length_ = 0;
+};
+
+/// Sets an argument of any kind queue::launch accepts, throwing clforge::error on failure.
+template <class T>
+void set_arg(kernel_state& k, cl_uint index, const T& value) {
+  cl_int code = kernel_arg<T>::set(k.handle(), index, value);
+  if (code != CL_SUCCESS) throw_set_arg_error(k, index, code);
+}
+
+/// Launches `k` over `range` after `set_all(kernel_state&)` has set every argument, all under
+/// the kernel's launch lock (so threads sharing a cached kernel never interleave).
+template <class SetAll>
+event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_all) {
+  kernel_state& state = k.state();
+  resolve_range(state, range);
+  std::lock_guard<std::mutex> lock(state.launch_mutex);
+  set_all(state);
+  return enqueue_kernel(q.cl(), state, range);
+}
+
+/// Joins parameters back into a parameter list for generated source ("float a, global ...").
+std::string parameter_list(const std::vector<parameter>& params);
+/// "a, x, y": the names, for generated calls of a user helper.
+std::string argument_names(const std::vector<parameter>& params);
+
+}  // namespace clforge::detail

@@ -1,0 +1,282 @@
+#include "clforge/detail/signature.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace clforge::detail {
+
+namespace {
+
+struct scalar_info {
+  const char* name;
+  scalar_kind kind;
+  std::size_t size;
+};
+constexpr scalar_info kScalars[] = {
+    {"char", scalar_kind::char_, 1},   {"uchar", scalar_kind::uchar, 1},
+    {"short", scalar_kind::short_, 2}, {"ushort", scalar_kind::ushort, 2},
+    {"int", scalar_kind::int_, 4},     {"uint", scalar_kind::uint, 4},
+    {"long", scalar_kind::long_, 8},   {"ulong", scalar_kind::ulong, 8},
+    {"float", scalar_kind::float_, 4}, {"double", scalar_kind::double_, 8},
+};
+
+const scalar_info* find_scalar(const std::string& type) {
+  for (const scalar_info& s : kScalars)
+    if (type == s.name) return &s;
+  return nullptr;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+[[noreturn]] void bad_parameter(const std::string& declaration, const std::string& why) {
+  throw error("argument list: cannot read parameter \"" + declaration + "\": " + why);
+}
+
+parameter parse_parameter(const std::string& declaration) {
+  parameter p;
+  p.declaration = declaration;
+  // Split into identifiers and '*'s.
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < declaration.size();) {
+    char c = declaration[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '*') {
+      tokens.emplace_back("*");
+      ++i;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t start = i;
+      while (i < declaration.size() &&
+             (std::isalnum(static_cast<unsigned char>(declaration[i])) || declaration[i] == '_'))
+        ++i;
+      tokens.push_back(declaration.substr(start, i - start));
+    } else {
+      bad_parameter(declaration, std::string("unexpected '") + c + "'");
+    }
+  }
+  if (tokens.size() < 2) bad_parameter(declaration, "expected a type and a name");
+  p.name = tokens.back();
+  tokens.pop_back();
+  if (!is_identifier(p.name)) bad_parameter(declaration, "the last word must be the name");
+
+  std::vector<std::string> type_words;
+  int pointers = 0;
+  for (std::string& t : tokens) {
+    std::string w = t.rfind("__", 0) == 0 ? t.substr(2) : t;  // __global == global
+    if (w == "global" || w == "constant" || w == "local" || w == "private") {
+      if (!p.address_space.empty()) bad_parameter(declaration, "two address spaces");
+      p.address_space = w == "private" ? "" : w;
+    } else if (w == "const") {
+      p.is_const = true;
+    } else if (w == "restrict" || w == "volatile" || w == "read_only" || w == "write_only") {
+      // qualifiers that change nothing for binding
+    } else if (t == "*") {
+      ++pointers;
+    } else {
+      type_words.push_back(t);
+    }
+  }
+  if (pointers > 1) bad_parameter(declaration, "pointers to pointers cannot be kernel arguments");
+  p.is_pointer = pointers == 1;
+  if (type_words.empty()) bad_parameter(declaration, "no type");
+  // "unsigned int" -> "uint" etc.; "unsigned" alone is uint.
+  if (type_words[0] == "unsigned") {
+    std::string rest = type_words.size() > 1 ? type_words[1] : "int";
+    if (type_words.size() > 2) bad_parameter(declaration, "unknown type");
+    p.type = "u" + rest;
+  } else if (type_words[0] == "signed" && type_words.size() == 2) {
+    p.type = type_words[1];
+  } else if (type_words.size() == 2 && type_words[0] == "struct") {
+    p.type = "struct " + type_words[1];
+  } else if (type_words.size() == 1) {
+    p.type = type_words[0];
+  } else {
+    bad_parameter(declaration, "unknown type");
+  }
+  if (p.is_pointer && p.address_space.empty())
+    bad_parameter(declaration,
+                  "a pointer argument needs an address space (global, constant "
+                  "or local)");
+  if (!p.is_pointer && !p.address_space.empty())
+    bad_parameter(declaration, "only pointers can be global, constant or local");
+  if (const scalar_info* s = find_scalar(p.type)) p.kind = s->kind;
+  return p;
+}
+
+std::string expected_text(const parameter& p) {
+  if (p.is_pointer)
+    return p.address_space == "local"
+               ? "local<" + p.type + ">(count)"
+               : "array<" + p.type + "> (" + p.address_space + " " + p.type + "*)";
+  return "a " + p.type + " value";
+}
+
+// Converts a captured scalar into the bytes of a `kind` parameter, refusing lossy conversions
+// that would silently change the user's value.
+std::string convert_scalar(const captured_argument& a, const parameter& p, const std::string& who,
+                           std::size_t index) {
+  auto fail = [&](const std::string& why) -> std::string {
+    throw error(who + ": argument " + std::to_string(index + 1) + " (" + p.name + ", " + p.type +
+                "): " + why);
+  };
+  auto bytes_of = [](auto v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); };
+  const scalar_info* s = find_scalar(p.type);
+  if (p.kind == scalar_kind::float_ || p.kind == scalar_kind::double_) {
+    long double v = a.is_floating ? a.floating
+                    : a.is_signed ? static_cast<long double>(a.signed_value)
+                                  : static_cast<long double>(a.unsigned_value);
+    return p.kind == scalar_kind::float_ ? bytes_of(static_cast<cl_float>(v))
+                                         : bytes_of(static_cast<cl_double>(v));
+  }
+  if (a.is_floating) fail("got a floating-point value for an integer parameter");
+  // Range check in 128 bits of sign + magnitude.
+  const bool negative = a.is_signed && a.signed_value < 0;
+  const std::uint64_t magnitude = negative      ? 0 - static_cast<std::uint64_t>(a.signed_value)
+                                  : a.is_signed ? static_cast<std::uint64_t>(a.signed_value)
+                                                : a.unsigned_value;
+  const bool is_unsigned = p.type[0] == 'u';
+  const unsigned bits = static_cast<unsigned>(s->size * 8);
+  const std::uint64_t max_positive =
+      is_unsigned ? (bits == 64 ? ~0ull : (1ull << bits) - 1) : (1ull << (bits - 1)) - 1;
+  const std::uint64_t max_negative = is_unsigned ? 0 : (1ull << (bits - 1));
+  if ((negative && magnitude > max_negative) || (!negative && magnitude > max_positive))
+    fail("the value does not fit");
+  const std::uint64_t raw = negative ? 0 - magnitude : magnitude;    // two's complement
+  return std::string(reinterpret_cast<const char*>(&raw), s->size);  // little-endian host
+}
+
+}  // namespace
+
+std::vector<parameter> parse_signature(std::string_view arguments) {
+  std::vector<parameter> out;
+  std::string text = trim(arguments);
+  if (text.empty() || text == "void") return out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string piece = trim(std::string_view(text).substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (piece.empty()) throw error("argument list \"" + text + "\": an empty parameter");
+    out.push_back(parse_parameter(piece));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (out[i].name == out[j].name)
+        throw error("argument list: the name \"" + out[i].name + "\" is used twice");
+  return out;
+}
+
+argument_list::argument_list(std::string_view who, const std::vector<parameter>& params,
+                             std::vector<captured_argument> args)
+    : who_(who) {
+  if (args.size() != params.size()) {
+    std::string list;
+    for (const parameter& p : params) list += (list.empty() ? "" : ", ") + p.declaration;
+    throw error(who_ + ": takes " + std::to_string(params.size()) + " argument(s) (" + list +
+                "), " + std::to_string(args.size()) + " given");
+  }
+  values_.reserve(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const parameter& p = params[i];
+    const captured_argument& a = args[i];
+    auto mismatch = [&] {
+      throw error(who_ + ": argument " + std::to_string(i + 1) + " (" + p.name + ") expects " +
+                  expected_text(p) + ", got " + a.description);
+    };
+    value v;
+    v.parameter_name = p.name;
+    using what = captured_argument::what;
+    if (p.is_pointer && p.address_space == "local") {
+      if (a.kind != what::local_memory) mismatch();
+      v.kind = value::how::local_bytes;
+      v.local_bytes = a.length;
+    } else if (p.is_pointer) {
+      if (a.kind == what::buffer) {
+        v.kind = value::how::memory;
+        v.mem = a.mem;
+      } else if (a.kind == what::array) {
+        if (a.type != p.type) mismatch();
+        v.kind = value::how::memory;
+        v.mem = a.mem;
+        v.is_array = true;
+        v.array_length = a.length;
+        if (!has_array_) has_array_ = true, first_array_length_ = a.length;
+      } else {
+        mismatch();
+      }
+    } else if (a.kind == what::scalar) {
+      if (p.kind == scalar_kind::other) mismatch();
+      v.kind = value::how::bytes;
+      v.bytes = convert_scalar(a, p, who_, i);
+    } else if (a.kind == what::bytes) {
+      if (a.type != p.type) mismatch();
+      v.kind = value::how::bytes;
+      v.bytes = a.bytes;
+    } else {
+      mismatch();
+    }
+    values_.push_back(std::move(v));
+  }
+}
+
+void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const value& v = values_[i];
+    const cl_uint index = first_index + static_cast<cl_uint>(i);
+    cl_int code = CL_SUCCESS;
+    switch (v.kind) {
+      case value::how::memory:
+        code = clSetKernelArg(k, index, sizeof(cl_mem), &v.mem);
+        break;
+      case value::how::bytes:
+        code = clSetKernelArg(k, index, v.bytes.size(), v.bytes.data());
+        break;
+      case value::how::local_bytes:
+        code = clSetKernelArg(k, index, v.local_bytes, nullptr);
+        break;
+    }
+    if (code != CL_SUCCESS)
+      throw_cl_error("clSetKernelArg", code,
+                     who_ + ": argument " + std::to_string(i + 1) + " (" + v.parameter_name +
+                         ") was refused by the driver (does the struct's size match?)");
+  }
+}
+
+void argument_list::require_array_lengths(std::size_t n, std::string_view what) const {
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const value& v = values_[i];
+    if (v.is_array && v.array_length < n)
+      throw error(who_ + ": array argument " + std::to_string(i + 1) + " (" + v.parameter_name +
+                  ") has " + std::to_string(v.array_length) + " elements, " + std::string(what) +
+                  " needs " + std::to_string(n));
+  }
+}
+
+std::string parameter_list(const std::vector<parameter>& params) {
+  std::string out;
+  for (const parameter& p : params) out += (out.empty() ? "" : ", ") + p.declaration;
+  return out;
+}
+
+std::string argument_names(const std::vector<parameter>& params) {
+  std::string out;
+  for (const parameter& p : params) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+}  // namespace clforge::detail
