@@ -1,0 +1,300 @@
+// clforge-bench: registers every case from bench/bench_*.cpp for every size under Google
+// Benchmark (manual time = what the case's runner returns), adds the device-copy reference,
+// then prints one table of GB/s and ratios to the references measured in this same run.
+#include "harness.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "first_call.hpp"
+
+namespace clforge_bench {
+
+namespace {
+struct settings {
+  std::string device;
+  int min_log2 = 16, max_log2 = 28;
+  bool quick = false;
+  std::string markdown_path;
+  bool first_call = true;
+};
+settings& config() {
+  static settings s;
+  return s;
+}
+std::vector<case_spec>& registry() {
+  static std::vector<case_spec> cases;
+  return cases;
+}
+std::unique_ptr<cf::context>& context_slot() {
+  static std::unique_ptr<cf::context> c;
+  return c;
+}
+}  // namespace
+
+cf::context& ctx() {
+  auto& slot = context_slot();
+  if (!slot) slot = std::make_unique<cf::context>(cf::context::create(config().device));
+  return *slot;
+}
+cf::queue& queue() {
+  static cf::queue q(ctx());
+  return q;
+}
+bool device_is_cpu() { return ctx().info().is_cpu(); }
+
+void add_case(case_spec spec) { registry().push_back(std::move(spec)); }
+
+std::vector<std::size_t> default_sizes() {
+  std::vector<std::size_t> out;
+  const int step = config().quick ? 4 : 2;
+  for (int l = config().min_log2; l <= config().max_log2; l += step) out.push_back(std::size_t(1) << l);
+  if (config().quick && !out.empty() && out.back() != (std::size_t(1) << config().max_log2))
+    out.push_back(std::size_t(1) << config().max_log2);
+  return out;
+}
+
+std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo, float hi) {
+  std::vector<float> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo,
+                                      std::int32_t hi) {
+  std::vector<std::int32_t> v(n);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<std::int32_t> dist(lo, hi);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+namespace {
+
+// The reference every ratio needs: clEnqueueCopyBuffer of n floats (4 bytes read + 4 written).
+void register_device_copy() {
+  add_case({"copy", "device_copy", 8.0, [](std::size_t n) -> run_fn {
+              auto src = std::make_shared<cf::array<float>>(
+                  cf::array<float>::from_host(queue(), random_floats(n, 1)));
+              auto dst = std::make_shared<cf::array<float>>(queue(), n);
+              return [src, dst] { return device_seconds(src->copy_to(queue(), *dst)); };
+            }});
+}
+
+struct result {
+  std::string job, impl;
+  std::size_t n;
+  double seconds;  // per run
+  double bytes;    // per run
+  double gbps() const { return bytes > 0 ? bytes / seconds * 1e-9 : 0; }
+};
+
+class collecting_reporter : public benchmark::ConsoleReporter {
+ public:
+  std::vector<result> results;
+  std::map<std::string, std::pair<const case_spec*, std::size_t>> names;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration || run.iterations == 0) continue;
+      auto found = names.find(run.run_name.function_name);
+      if (found == names.end()) continue;
+      const case_spec& c = *found->second.first;
+      std::size_t n = found->second.second;
+      double seconds = run.real_accumulated_time / static_cast<double>(run.iterations);
+      results.push_back({c.job, c.impl, n, seconds, c.bytes_per_element * static_cast<double>(n)});
+    }
+  }
+};
+
+std::string format_n(std::size_t n) {
+  int log = 0;
+  while ((std::size_t(1) << log) < n) ++log;
+  if ((std::size_t(1) << log) == n && n >= 1024) return "2^" + std::to_string(log);
+  return std::to_string(n);
+}
+
+// One row per (job, n, impl) with ratios to the references of the same job and n.
+std::string ratio_table(const std::vector<result>& results, bool markdown) {
+  std::map<std::pair<std::string, std::size_t>, std::map<std::string, const result*>> by_job;
+  std::map<std::size_t, double> copy_gbps;
+  for (const result& r : results) {
+    if (r.job == "copy") copy_gbps[r.n] = r.gbps();
+    by_job[{r.job, r.n}][r.impl] = &r;
+  }
+  std::ostringstream out;
+  auto cell = [](double v, const char* fmt) {
+    if (!(v > 0) || !std::isfinite(v)) return std::string("-");
+    char text[32];
+    std::snprintf(text, sizeof text, fmt, v);
+    return std::string(text);
+  };
+  if (markdown) {
+    out << "| job | n | impl | time/run | GB/s | × device copy | × handwritten | × openmp |\n"
+        << "|---|---:|---|---:|---:|---:|---:|---:|\n";
+  } else {
+    char header[256];
+    std::snprintf(header, sizeof header, "%-24s %8s %-12s %12s %9s %7s %7s %7s\n", "job", "n",
+                  "impl", "time/run", "GB/s", "×copy", "×hand", "×omp");
+    out << header;
+  }
+  for (const auto& [key, impls] : by_job) {
+    const auto& [job, n] = key;
+    auto reference = [&](const char* impl) {
+      auto f = impls.find(impl);
+      return f == impls.end() ? 0.0 : f->second->gbps();
+    };
+    auto ref_seconds = [&](const char* impl) {
+      auto f = impls.find(impl);
+      return f == impls.end() ? 0.0 : f->second->seconds;
+    };
+    for (const auto& [impl, r] : impls) {
+      double copy = copy_gbps.count(n) ? copy_gbps[n] : 0.0;
+      // Jobs without bytes (launch, first call) compare times instead: ratio = ref time / time.
+      bool by_time = r->bytes <= 0;
+      double vs_hand = by_time ? ref_seconds("handwritten") / r->seconds
+                               : r->gbps() / reference("handwritten");
+      double vs_omp = by_time ? ref_seconds("openmp") / r->seconds : r->gbps() / reference("openmp");
+      double vs_copy = by_time || job == "copy" ? 0.0 : r->gbps() / copy;
+      std::string time = r->seconds >= 1e-3 ? cell(r->seconds * 1e3, "%.3f ms")
+                                            : cell(r->seconds * 1e6, "%.2f us");
+      if (markdown) {
+        out << "| " << job << " | " << format_n(n) << " | " << impl << " | " << time << " | "
+            << cell(r->gbps(), "%.1f") << " | " << cell(vs_copy, "%.3f") << " | "
+            << cell(impl == "handwritten" ? 0 : vs_hand, "%.3f") << " | "
+            << cell(impl == "openmp" ? 0 : vs_omp, "%.3f") << " |\n";
+      } else {
+        char line[256];
+        std::snprintf(line, sizeof line, "%-24s %8s %-12s %12s %9s %7s %7s %7s\n", job.c_str(),
+                      format_n(n).c_str(), impl.c_str(), time.c_str(),
+                      cell(r->gbps(), "%.1f").c_str(), cell(vs_copy, "%.3f").c_str(),
+                      cell(impl == "handwritten" ? 0 : vs_hand, "%.3f").c_str(),
+                      cell(impl == "openmp" ? 0 : vs_omp, "%.3f").c_str());
+        out << line;
+      }
+    }
+  }
+  return out.str();
+}
+
+void usage() {
+  std::cout << "clforge-bench [options] [Google Benchmark options]\n"
+               "  --device SPEC      device (default: $CLFORGE_DEVICE), e.g. gpu, pocl, 0:1\n"
+               "  --quick            sizes 2^16, 2^20, 2^24 and short runs (a smoke run)\n"
+               "  --min-log2 K       smallest n = 2^K (default 16)\n"
+               "  --max-log2 K       largest n = 2^K (default 28)\n"
+               "  --filter REGEX     only cases whose name job/impl/n matches\n"
+               "  --json FILE        Google Benchmark's JSON output\n"
+               "  --markdown FILE    the ratio table as Markdown\n"
+               "  --no-first-call    skip the first-call latency measurement\n";
+}
+
+}  // namespace
+}  // namespace clforge_bench
+
+int main(int argc, char** argv) {
+  using namespace clforge_bench;
+  if (argc >= 2 && std::string(argv[1]) == first_call_child_flag) return first_call_child(argc, argv);
+  settings& s = config();
+  const char* env_device = std::getenv("CLFORGE_DEVICE");
+  if (env_device) s.device = env_device;
+  std::vector<std::string> passthrough = {argv[0]};
+  double min_time = 0.5;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "clforge-bench: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      usage();
+      passthrough.push_back("--help");
+    } else if (a == "--device") s.device = value();
+    else if (a == "--quick") s.quick = true;
+    else if (a == "--min-log2") s.min_log2 = std::stoi(value());
+    else if (a == "--max-log2") s.max_log2 = std::stoi(value());
+    else if (a == "--filter") passthrough.push_back("--benchmark_filter=" + value());
+    else if (a == "--json") {
+      passthrough.push_back("--benchmark_out=" + value());
+      passthrough.push_back("--benchmark_out_format=json");
+    } else if (a == "--markdown") s.markdown_path = value();
+    else if (a == "--no-first-call") s.first_call = false;
+    else passthrough.push_back(a);
+  }
+  if (s.quick) {
+    s.min_log2 = std::max(s.min_log2, 16);
+    s.max_log2 = std::min(s.max_log2, 24);
+    min_time = 0.05;
+  }
+  try {
+    const cf::device_info& info = ctx().info();
+    std::printf("clforge-bench on %s (%s, driver %s), %u compute units\n", info.name.c_str(),
+                info.platform_name.c_str(), info.driver_version.c_str(), info.compute_units);
+    register_device_copy();
+    collecting_reporter reporter;
+    for (const case_spec& c : registry()) {
+      if (c.cpu_only && !device_is_cpu()) continue;
+      std::vector<std::size_t> sizes = c.sizes.empty() ? default_sizes() : c.sizes;
+      for (std::size_t n : sizes) {
+        // Skip sizes the device cannot hold (e.g. 2^28 floats on a small PoCL allocation limit).
+        if (c.bytes_per_element * n > 0.45 * static_cast<double>(info.global_mem_bytes)) continue;
+        std::string name = c.job + "/" + c.impl + "/" + format_n(n);
+        reporter.names[name] = {&c, n};
+        benchmark::RegisterBenchmark(name.c_str(), [&c, n](benchmark::State& state) {
+          run_fn run;
+          try {
+            run = c.prepare(n);
+            run();  // warm-up: first launches compile/specialise and touch memory
+            run();
+          } catch (const std::exception& e) {
+            state.SkipWithError(e.what());
+            return;
+          }
+          for (auto _ : state) state.SetIterationTime(run());
+          state.counters["bytes_per_second"] = benchmark::Counter(
+              c.bytes_per_element * static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate,
+              benchmark::Counter::kIs1000);
+        })->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
+      }
+    }
+    int bench_argc = static_cast<int>(passthrough.size());
+    std::vector<char*> bench_argv;
+    for (std::string& p : passthrough) bench_argv.push_back(p.data());
+    benchmark::Initialize(&bench_argc, bench_argv.data());
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+
+    std::string table = ratio_table(reporter.results, false);
+    std::printf("\nResults on %s: GB/s and ratios to references measured in this run\n%s",
+                info.name.c_str(), table.c_str());
+    std::string first_call_md;
+    if (s.first_call) first_call_md = run_first_call_report(argv[0], s.device, s.quick ? 3 : 7);
+    if (!s.markdown_path.empty()) {
+      std::ofstream md(s.markdown_path);
+      md << "# clforge-bench on " << info.name << " (" << info.platform_name << ", driver "
+         << info.driver_version << ")\n\n"
+         << ratio_table(reporter.results, true) << '\n'
+         << first_call_md;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "clforge-bench: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
