@@ -25,7 +25,8 @@ double ms_since(clock_type::time_point t0) {
 // A trivial kernel; the nonce in its name makes the program new to every cache, PoCL's own
 // included (a comment would not do: PoCL caches compiled kernels by their IR).
 std::string kernel_source(const std::string& nonce) {
-  return "kernel void probe_" + nonce + "(ulong n, global float* y, float a) {\n"
+  return "kernel void probe_" + nonce +
+         "(ulong n, global float* y, float a) {\n"
          "  size_t i = get_global_id(0);\n"
          "  if (i < n) y[i] = a * y[i] + 1.0f;\n"
          "}\n";
@@ -36,7 +37,8 @@ struct timings {
 };
 
 timings run_child(const std::string& self, const std::string& device, const std::string& nonce) {
-  std::string command = "'" + self + "' " + first_call_child_flag + " '" + nonce + "' '" + device + "'";
+  std::string command =
+      "'" + self + "' " + first_call_child_flag + " '" + nonce + "' '" + device + "'";
   timings t;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return t;
@@ -90,7 +92,8 @@ int first_call_child(int argc, char** argv) {
 std::string run_first_call_report(const std::string& self, const std::string& device,
                                   int repetitions) {
   namespace fs = std::filesystem;
-  const std::string saved = std::getenv("CLFORGE_CACHE_DIR") ? std::getenv("CLFORGE_CACHE_DIR") : "";
+  const std::string saved =
+      std::getenv("CLFORGE_CACHE_DIR") ? std::getenv("CLFORGE_CACHE_DIR") : "";
   std::vector<double> cold, warm, memory, context;
   std::mt19937_64 rng(std::random_device{}());
   for (int r = 0; r < repetitions; ++r) {
@@ -108,8 +111,10 @@ std::string run_first_call_report(const std::string& self, const std::string& de
     memory.push_back(w.memory_ms);
     context.push_back(w.context_ms);
   }
-  if (saved.empty()) ::unsetenv("CLFORGE_CACHE_DIR");
-  else ::setenv("CLFORGE_CACHE_DIR", saved.c_str(), 1);
+  if (saved.empty())
+    ::unsetenv("CLFORGE_CACHE_DIR");
+  else
+    ::setenv("CLFORGE_CACHE_DIR", saved.c_str(), 1);
   if (cold.empty()) {
     std::printf("\nfirst-call measurement failed (children did not report)\n");
     return {};

@@ -52,14 +52,19 @@ cf::queue& queue() {
   static cf::queue q(ctx());
   return q;
 }
-bool device_is_cpu() { return ctx().info().is_cpu(); }
+bool device_is_cpu() {
+  return ctx().info().is_cpu();
+}
 
-void add_case(case_spec spec) { registry().push_back(std::move(spec)); }
+void add_case(case_spec spec) {
+  registry().push_back(std::move(spec));
+}
 
 std::vector<std::size_t> default_sizes() {
   std::vector<std::size_t> out;
   const int step = config().quick ? 4 : 2;
-  for (int l = config().min_log2; l <= config().max_log2; l += step) out.push_back(std::size_t(1) << l);
+  for (int l = config().min_log2; l <= config().max_log2; l += step)
+    out.push_back(std::size_t(1) << l);
   if (config().quick && !out.empty() && out.back() != (std::size_t(1) << config().max_log2))
     out.push_back(std::size_t(1) << config().max_log2);
   return out;
@@ -165,9 +170,10 @@ std::string ratio_table(const std::vector<result>& results, bool markdown) {
       double copy = copy_gbps.count(n) ? copy_gbps[n] : 0.0;
       // Jobs without bytes (launch, first call) compare times instead: ratio = ref time / time.
       bool by_time = r->bytes <= 0;
-      double vs_hand = by_time ? ref_seconds("handwritten") / r->seconds
-                               : r->gbps() / reference("handwritten");
-      double vs_omp = by_time ? ref_seconds("openmp") / r->seconds : r->gbps() / reference("openmp");
+      double vs_hand =
+          by_time ? ref_seconds("handwritten") / r->seconds : r->gbps() / reference("handwritten");
+      double vs_omp =
+          by_time ? ref_seconds("openmp") / r->seconds : r->gbps() / reference("openmp");
       double vs_copy = by_time || job == "copy" ? 0.0 : r->gbps() / copy;
       std::string time = r->seconds >= 1e-3 ? cell(r->seconds * 1e3, "%.3f ms")
                                             : cell(r->seconds * 1e6, "%.2f us");
@@ -207,7 +213,8 @@ void usage() {
 
 int main(int argc, char** argv) {
   using namespace clforge_bench;
-  if (argc >= 2 && std::string(argv[1]) == first_call_child_flag) return first_call_child(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == first_call_child_flag)
+    return first_call_child(argc, argv);
   settings& s = config();
   const char* env_device = std::getenv("CLFORGE_DEVICE");
   if (env_device) s.device = env_device;
@@ -225,17 +232,25 @@ int main(int argc, char** argv) {
     if (a == "--help" || a == "-h") {
       usage();
       passthrough.push_back("--help");
-    } else if (a == "--device") s.device = value();
-    else if (a == "--quick") s.quick = true;
-    else if (a == "--min-log2") s.min_log2 = std::stoi(value());
-    else if (a == "--max-log2") s.max_log2 = std::stoi(value());
-    else if (a == "--filter") passthrough.push_back("--benchmark_filter=" + value());
+    } else if (a == "--device")
+      s.device = value();
+    else if (a == "--quick")
+      s.quick = true;
+    else if (a == "--min-log2")
+      s.min_log2 = std::stoi(value());
+    else if (a == "--max-log2")
+      s.max_log2 = std::stoi(value());
+    else if (a == "--filter")
+      passthrough.push_back("--benchmark_filter=" + value());
     else if (a == "--json") {
       passthrough.push_back("--benchmark_out=" + value());
       passthrough.push_back("--benchmark_out_format=json");
-    } else if (a == "--markdown") s.markdown_path = value();
-    else if (a == "--no-first-call") s.first_call = false;
-    else passthrough.push_back(a);
+    } else if (a == "--markdown")
+      s.markdown_path = value();
+    else if (a == "--no-first-call")
+      s.first_call = false;
+    else
+      passthrough.push_back(a);
   }
   if (s.quick) {
     s.min_log2 = std::max(s.min_log2, 16);
@@ -256,21 +271,26 @@ int main(int argc, char** argv) {
         if (c.bytes_per_element * n > 0.45 * static_cast<double>(info.global_mem_bytes)) continue;
         std::string name = c.job + "/" + c.impl + "/" + format_n(n);
         reporter.names[name] = {&c, n};
-        benchmark::RegisterBenchmark(name.c_str(), [&c, n](benchmark::State& state) {
-          run_fn run;
-          try {
-            run = c.prepare(n);
-            run();  // warm-up: first launches compile/specialise and touch memory
-            run();
-          } catch (const std::exception& e) {
-            state.SkipWithError(e.what());
-            return;
-          }
-          for (auto _ : state) state.SetIterationTime(run());
-          state.counters["bytes_per_second"] = benchmark::Counter(
-              c.bytes_per_element * static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate,
-              benchmark::Counter::kIs1000);
-        })->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(min_time);
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [&c, n](benchmark::State& state) {
+              run_fn run;
+              try {
+                run = c.prepare(n);
+                run();  // warm-up: first launches compile/specialise and touch memory
+                run();
+              } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+                return;
+              }
+              for (auto _ : state) state.SetIterationTime(run());
+              state.counters["bytes_per_second"] = benchmark::Counter(
+                  c.bytes_per_element * static_cast<double>(n),
+                  benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+            })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->MinTime(min_time);
       }
     }
     int bench_argc = static_cast<int>(passthrough.size());

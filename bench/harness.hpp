@@ -54,7 +54,9 @@ std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::in
 inline double device_seconds(const cf::event& first, const cf::event& last) {
   return static_cast<double>(first.elapsed_ns_until(last)) * 1e-9;
 }
-inline double device_seconds(const cf::event& only) { return device_seconds(only, only); }
+inline double device_seconds(const cf::event& only) {
+  return device_seconds(only, only);
+}
 
 }  // namespace clforge_bench
 

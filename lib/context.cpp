@@ -30,7 +30,8 @@ context::context(const cl::Device& device) {
 
 context::context(const cl::Context& existing, const cl::Device& device)
     : state_(std::make_shared<detail::context_state>(existing, device)) {
-  std::vector<cl::Device> members = existing.getInfo<CL_CONTEXT_DEVICES>();
+  std::vector<cl::Device> members = detail::translate_cl_errors(
+      [&] { return existing.getInfo<CL_CONTEXT_DEVICES>(); }, "wrapping an OpenCL context");
   for (const cl::Device& d : members)
     if (d() == device()) return;
   throw error("context: the given device does not belong to the given OpenCL context");

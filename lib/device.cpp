@@ -142,9 +142,16 @@ std::size_t choose_device(std::string_view raw_spec, const std::vector<device_in
       if (all[i].platform_index == platform && all[i].device_index == device) return i;
     throw_no_match(raw_spec, all, "no device with these platform:device indices");
   }
+  // Names first; then vendor and platform version, where PoCL calls itself "PoCL" (its
+  // platform is named "Portable Computing Language").
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (lowercase(all[i].name).find(wanted) != std::string::npos ||
         lowercase(all[i].platform_name).find(wanted) != std::string::npos)
+      return i;
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (lowercase(all[i].vendor).find(wanted) != std::string::npos ||
+        lowercase(all[i].platform_version).find(wanted) != std::string::npos)
       return i;
   }
   throw_no_match(raw_spec, all, "no platform or device name contains it");

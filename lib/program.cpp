@@ -32,10 +32,10 @@ kernel program::get_kernel(const std::string& name) const {
   auto found = state_->kernels.find(name);
   if (found != state_->kernels.end()) return found->second;
   cl_int code = CL_SUCCESS;
-  cl::Kernel handle(state_->handle, name.c_str(), &code);
+  cl_kernel raw = clCreateKernel(state_->handle(), name.c_str(), &code);
   if (code != CL_SUCCESS)
     detail::throw_cl_error("clCreateKernel", code, "kernel name: \"" + name + "\"");
-  clforge::kernel k(handle, state_->device);
+  clforge::kernel k(cl::Kernel(raw), state_->device);  // cl::Kernel takes ownership
   state_->kernels.emplace(name, k);
   return k;
 }

@@ -92,7 +92,9 @@ queue::queue(const context& ctx) : ctx_(ctx) {
 }
 
 queue::queue(const context& ctx, const cl::CommandQueue& existing) : ctx_(ctx), handle_(existing) {
-  if (existing.getInfo<CL_QUEUE_CONTEXT>()() != ctx.get())
+  cl_context owner = detail::translate_cl_errors(
+      [&] { return existing.getInfo<CL_QUEUE_CONTEXT>()(); }, "wrapping a command queue");
+  if (owner != ctx.get())
     throw error("queue: the given command queue belongs to another OpenCL context");
 }
 

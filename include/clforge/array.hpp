@@ -42,7 +42,8 @@ class array {
   /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
   array(const context& ctx, const cl::Buffer& existing, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(std::make_shared<cl::Buffer>(existing)) {
-    std::size_t bytes = existing.getInfo<CL_MEM_SIZE>();
+    std::size_t bytes = detail::translate_cl_errors([&] { return existing.getInfo<CL_MEM_SIZE>(); },
+                                                    "wrapping a buffer");
     if (bytes / sizeof(T) < n)
       detail::throw_range_error("array: wrapped buffer", 0, n, bytes / sizeof(T));
   }

@@ -52,8 +52,9 @@ std::vector<device_entry> list_devices();
 ///   ""                    the first GPU, else the first device
 ///   "gpu" "cpu" "accelerator"   the first device of that type
 ///   "P:D"                 platform index P, device index D
-///   anything else         the first device whose platform or device name contains it
-///                         (case-insensitive), e.g. "nvidia", "pocl", "h100"
+///   anything else         the first device whose device or platform name contains it
+///                         (case-insensitive), else whose vendor or platform version does,
+///                         e.g. "nvidia", "h100", "pocl" (in PoCL's platform version)
 /// Throws clforge::error listing the devices when nothing matches.
 std::size_t choose_device(std::string_view spec, const std::vector<device_info>& candidates);
 
