@@ -132,7 +132,7 @@ std::string encode_cache_entry(const cache_key& key, const std::string& binary) 
 bool decode_cache_entry(const cache_key& key, const std::string& entry, std::string& binary) {
   if (entry.size() < kHeaderSize) return false;
   if (std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0) return false;
-  if (get<std::uint32_t>(entry, 8) != kFormat) return false;
+  if (get<std::uint32_t>(entry, 8) != kFormat || get<std::uint32_t>(entry, 12) != 0) return false;
   cache_key stored{get<std::uint64_t>(entry, 16), get<std::uint64_t>(entry, 24)};
   if (!(stored == key)) return false;
   std::uint64_t size = get<std::uint64_t>(entry, 32);
