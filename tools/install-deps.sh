@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages clforge builds, tests and benchmarks with (skips when present).
+set -euo pipefail
+packages=(
+  cmake g++ make                                  # toolchain
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers   # OpenCL loader, C and C++ headers
+  pocl-opencl-icd                                 # an OpenCL device on any CPU (tests, CI)
+  libgtest-dev libbenchmark-dev                   # tests, clforge-bench
+  libxxhash-dev                                   # program-cache keys
+  clinfo                                          # to see what the ICD loader finds
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

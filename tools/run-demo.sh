@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# README's main command: install dependencies, build, list the devices and run the demo on the
+# default device (PoCL where there is no GPU). Extra arguments go to the demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j "$(nproc)"
+./build/tools/clforge-info
+if [ -x build/tools/clforge-demo ]; then
+  ./build/tools/clforge-demo "$@"
+else
+  ./build/examples/clforge-example-raw-kernel
+fi
