@@ -19,5 +19,6 @@ fi
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
+# .ci/run updates the package lists itself, once.
+[ "${CLFORGE_APT_UPDATED:-}" = 1 ] || $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -6,9 +6,5 @@ cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j "$(nproc)"
-./build/tools/clforge-info
-if [ -x build/tools/clforge-demo ]; then
-  ./build/tools/clforge-demo "$@"
-else
-  ./build/examples/clforge-example-raw-kernel
-fi
+./build/bin/clforge-info
+./build/bin/clforge-demo "$@"
