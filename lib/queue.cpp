@@ -44,10 +44,21 @@ void resolve_range(const kernel_state& k, ndrange& range) {
     }
     range.local = shape;
   } else {
-    for (std::size_t d = 0; d < range.dims; ++d)
+    std::size_t items = 1;
+    for (std::size_t d = 0; d < range.dims; ++d) {
       if (range.local[d] == 0)
         throw error("launch of kernel \"" + k.name + "\": a local size of 0 in dimension " +
                     std::to_string(d));
+      items *= range.local[d];
+    }
+    // Checked here, not left to the driver: NVIDIA's accepted an oversized group at enqueue and
+    // ran nothing, which would be a silently wrong answer.
+    if (items > k.work_group_size) {
+      throw_cl_error("clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                     "kernel \"" + k.name + "\": local size of " + std::to_string(items) +
+                         " work-items, this kernel allows at most " +
+                         std::to_string(k.work_group_size) + " on this device");
+    }
   }
   for (std::size_t d = range.dims; d < 3; ++d) range.local[d] = 1;
   for (std::size_t d = 0; d < range.dims; ++d)
