@@ -297,6 +297,8 @@ int main(int argc, char** argv) {
     std::vector<char*> bench_argv;
     for (std::string& p : passthrough) bench_argv.push_back(p.data());
     benchmark::Initialize(&bench_argc, bench_argv.data());
+    benchmark::AddCustomContext("clforge_device", info.name + " (" + info.platform_name + ")");
+    benchmark::AddCustomContext("clforge_driver", info.driver_version);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
 
