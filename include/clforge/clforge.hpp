@@ -10,3 +10,4 @@
 #include "clforge/program.hpp"
 #include "clforge/queue.hpp"
 #include "clforge/types.hpp"
+#include "clforge/version.hpp"

@@ -13,7 +13,8 @@ int main() try {
   q.launch(p.kernel("twice"), clforge::ndrange(x.size()), cl_ulong(x.size()), x);
   std::vector<int> back = x.to_host(q);
   bool ok = back == std::vector<int>{2, 4, 6, 8, 10};
-  std::printf("consumer on %s: %s\n", ctx.info().name.c_str(), ok ? "ok" : "WRONG");
+  std::printf("consumer of clforge %s on %s: %s\n", CLFORGE_VERSION_STRING, ctx.info().name.c_str(),
+              ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "consumer: %s\n", e.what());
