@@ -205,7 +205,8 @@ void usage() {
                "  --filter REGEX     only cases whose name job/impl/n matches\n"
                "  --json FILE        Google Benchmark's JSON output\n"
                "  --markdown FILE    the ratio table as Markdown\n"
-               "  --no-first-call    skip the first-call latency measurement\n";
+               "  --no-first-call    skip the first-call latency measurement\n"
+               "  --min-time SECONDS time each case for at least this long (default 0.5)\n";
 }
 
 }  // namespace
@@ -255,7 +256,7 @@ int main(int argc, char** argv) {
   if (s.quick) {
     s.min_log2 = std::max(s.min_log2, 16);
     s.max_log2 = std::min(s.max_log2, 24);
-    min_time = 0.05;
+    min_time = std::min(min_time, 0.05);
   }
   try {
     const cf::device_info& info = ctx().info();
