@@ -11,3 +11,6 @@
 #include "clforge/queue.hpp"
 #include "clforge/types.hpp"
 #include "clforge/version.hpp"
+
+#include "clforge/algorithms/elementwise.hpp"
+#include "clforge/algorithms/reduction.hpp"

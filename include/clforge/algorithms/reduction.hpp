@@ -1,0 +1,208 @@
+// clforge::reduction_kernel<T>: map every index i to a value, combine the values with an
+// associative operation. PyOpenCL's ReductionKernel for C++.
+//
+//   cf::reduction_kernel<float> dot(ctx, "global const float* x, global const float* y",
+//                                   /*map*/ "x[i] * y[i]", /*reduce*/ "a + b", /*neutral*/ "0.0f");
+//   float d = dot(q, x, y);                        // result on the host
+//   cf::array<float> r = dot.on_device(q, x, y);   // result stays on the device (1 element)
+//   dot.into(q, r, x, y);                          // or into an existing array, r[0]
+//   float e = dot(q, cf::slice(0, cf::slice_none, 2), x, y);   // even indices only
+//
+// T is any OpenCL scalar type or a struct declared in the preamble and to C++ with
+// CLFORGE_DECLARE_TYPE (same layout on both sides). The map expression sees `i` and `n` (ulong)
+// and the parameters; the reduce expression sees `a` and `b` (both T); `neutral` is an OpenCL C
+// expression of type T, the identity of the reduction. The program is built once, at
+// construction; scalar arguments never recompile.
+//
+// How the work is split (see kernel_shape): on GPUs stage 1 runs a few groups per compute unit,
+// each reducing a contiguous chunk (work-items step through it CLFORGE_LOCAL apart, `unroll`
+// loads in flight, each accumulating sequentially), then a local-memory tree; stage 2 (one
+// group) reduces the per-group partials. On CPUs every work-item takes `unroll` elements of a
+// group's chunk of local * unroll, then one work-item adds the group's values in order.
+//
+// Accuracy of float sums (reduce "a + b"): the sum is computed as nested partial sums - per
+// work-item sequential sums of at most chunk / local elements (GPU; `unroll` on CPUs), then a
+// tree (GPU) or a sequential walk of `local` values (CPU), then the same over the partials. The
+// error is bounded by about (m + log2 or local + partials / local + ...) * eps * sum|x|, with
+// m the longest sequential run, which is far below a plain loop's n * eps * sum|x|. Chunks are
+// multiples of local * unroll (a power of two), so sums of small integers are exact as long as
+// every partial stays below 2^24: 2^28 ones add up to exactly 2^28 in either shape.
+// reduction_options::compensated makes every sequential accumulation a Kahan sum (the trees
+// stay plain pairwise sums), for about 2-3 ulp of |sum| error plus log2(n) * eps * sum|x|/...;
+// it assumes the reduce expression is a sum and T float or double.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "clforge/algorithms/common.hpp"
+#include "clforge/detail/signature.hpp"
+
+namespace clforge {
+
+struct reduction_options : kernel_options {
+  /// Kahan-compensated sequential sums (float or double sums only, reduce "a + b").
+  bool compensated = false;
+};
+
+namespace detail {
+
+/// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
+/// program, its kernels and the launch plan. Construction renders and builds; run() only sets
+/// arguments and enqueues.
+class reduction_engine {
+ public:
+  struct description {
+    std::string arguments;  // parameter list
+    std::string map, reduce, neutral;
+    std::string type_name;  // OpenCL C name of the result type
+    std::size_t type_size = 0;
+    bool type_is_floating = false;  // float or double (compensated mode allowed)
+    bool type_needs_fp64 = false;
+  };
+  /// `what` is "reduction_kernel" or the built-in's name, for messages.
+  reduction_engine(const context& ctx, const description& d, const reduction_options& options,
+                   const std::string& what);
+
+  /// Sets the user's arguments; called with the kernel's launch lock held.
+  struct user_arguments {
+    const argument_list* list = nullptr;  // snippet kernels
+    const cl_mem* buffers = nullptr;      // built-ins: plain buffers
+    std::size_t buffer_count = 0;
+    void set_on(cl_kernel k, cl_uint first) const;
+  };
+  /// Reduces over `r` and writes the result into `result` (at least type_size bytes). Returns
+  /// the event of the last command.
+  event run(const queue& q, const resolved_range& r, const user_arguments& args,
+            cl_mem result) const;
+
+  const std::string& who() const { return who_; }
+  const std::vector<parameter>& parameters() const { return params_; }
+  bool checks_lengths() const { return check_lengths_; }
+  const std::string& source() const { return built_.source(); }
+  const kernel_shape& shape() const { return shape_; }
+  std::size_t type_size() const { return type_size_; }
+
+ private:
+  std::string who_;
+  std::vector<parameter> params_;
+  kernel_shape shape_;
+  bool check_lengths_ = true;
+  std::size_t type_size_ = 0;
+  std::size_t target_groups_ = 1;
+  context ctx_;
+  program built_;
+  kernel contiguous_, strided_, final_;
+};
+
+/// A one-element device buffer from the pool, for results read back to the host.
+std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
+/// Blocking read of `bytes` from `buffer` into `dst` (after everything queued before).
+void read_result(const queue& q, const cl::Buffer& buffer, void* dst, std::size_t bytes);
+
+}  // namespace detail
+
+template <class T>
+class reduction_kernel {
+  static_assert(std::is_trivially_copyable_v<T>, "reduction_kernel<T> needs trivially copyable T");
+
+ public:
+  reduction_kernel() = default;
+  /// Generates and builds the program. Throws clforge::error for a bad argument list or name,
+  /// double without fp64, or a failed build (build log plus the generated lines around it).
+  reduction_kernel(const context& ctx, const std::string& arguments, const std::string& map_expr,
+                   const std::string& reduce_expr, const std::string& neutral,
+                   const reduction_options& options = {})
+      : engine_(std::make_shared<const detail::reduction_engine>(
+            ctx,
+            detail::reduction_engine::description{
+                arguments, map_expr, reduce_expr, neutral, type_name<T>(), sizeof(T),
+                std::is_floating_point_v<T>, type_traits<T>::needs_fp64},
+            options, "reduction_kernel")) {}
+
+  /// Reduces over the length of the first array argument; the result comes to the host.
+  template <class... Args>
+  T operator()(const queue& q, const Args&... args) const {
+    detail::argument_list bound = bind(args...);
+    return to_host(q, whole(bound), bound);
+  }
+  /// Reduces over an explicit clforge::range or clforge::slice.
+  template <class... Args>
+  T operator()(const queue& q, const index_range& r, const Args&... args) const {
+    detail::argument_list bound = bind(args...);
+    return to_host(q, resolve(r, bound), bound);
+  }
+
+  /// Writes the result into result[0] on the device (no host round trip). Returns the event of
+  /// the last kernel.
+  template <class... Args>
+  event into(const queue& q, array<T>& result, const Args&... args) const {
+    detail::argument_list bound = bind(args...);
+    return launch(q, result, whole(bound), bound);
+  }
+  template <class... Args>
+  event into(const queue& q, array<T>& result, const index_range& r, const Args&... args) const {
+    detail::argument_list bound = bind(args...);
+    return launch(q, result, resolve(r, bound), bound);
+  }
+  /// A new one-element array holding the result.
+  template <class... Args>
+  array<T> on_device(const queue& q, const Args&... args) const {
+    array<T> result(q, 1);
+    into(q, result, args...);
+    return result;
+  }
+
+  const std::string& source() const { return engine().source(); }
+  const kernel_shape& shape() const { return engine().shape(); }
+
+ private:
+  const detail::reduction_engine& engine() const {
+    if (!engine_) throw error("reduction_kernel: called before construction");
+    return *engine_;
+  }
+  template <class... Args>
+  detail::argument_list bind(const Args&... args) const {
+    return detail::argument_list::bind(engine().who(), engine().parameters(), args...);
+  }
+  detail::resolved_range whole(const detail::argument_list& bound) const {
+    if (!bound.has_array())
+      throw error(engine().who() +
+                  ": no array argument to take the length from; pass clforge::range(n)");
+    return detail::whole_range(bound.first_array_length());
+  }
+  detail::resolved_range resolve(const index_range& r, const detail::argument_list& bound) const {
+    return detail::resolve_range(r, bound.has_array(), bound.first_array_length(), engine().who());
+  }
+  event launch(const queue& q, array<T>& result, const detail::resolved_range& r,
+               const detail::argument_list& bound) const {
+    if (result.size() < 1) throw error(engine().who() + ": the result array is empty");
+    if (engine().checks_lengths() && r.count > 0)
+      bound.require_array_lengths(static_cast<std::size_t>(r.end_index), "the range of this call");
+    detail::reduction_engine::user_arguments a;
+    a.list = &bound;
+    return engine().run(q, r, a, result.get());
+  }
+  T to_host(const queue& q, const detail::resolved_range& resolved,
+            const detail::argument_list& bound) const {
+    if (engine().checks_lengths() && resolved.count > 0)
+      bound.require_array_lengths(static_cast<std::size_t>(resolved.end_index),
+                                  "the range of this call");
+    auto buffer = detail::result_buffer(q.ctx(), sizeof(T));
+    detail::reduction_engine::user_arguments a;
+    a.list = &bound;
+    engine().run(q, resolved, a, (*buffer)());
+    T value;
+    detail::read_result(q, *buffer, &value, sizeof(T));
+    return value;
+  }
+
+  std::shared_ptr<const detail::reduction_engine> engine_;
+};
+
+}  // namespace clforge
+
+#include "clforge/algorithms/reduce_functions.hpp"

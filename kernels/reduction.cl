@@ -1,0 +1,146 @@
+// clforge reduction kernel "$name" (generated from kernels/reduction.cl)
+// result type: $T    shape: $shape    compensated: $compensated
+$extensions
+// ---- preamble ---------------------------------------------------------------------------------
+$preamble
+// ---- map: the value of index i ($count_name indices in this call) ------------------------------
+inline $T clforge_map(const ulong i, const ulong $count_name$comma_parameters)
+{
+  return ($map);
+}
+
+// ---- reduce: combines two values; neutral element ($neutral) ----------------------------------
+inline $T clforge_reduce(const $T a, const $T b)
+{
+  return ($reduce);
+}
+
+#define CLFORGE_NEUTRAL ($neutral)
+#define CLFORGE_LOCAL $local
+#define CLFORGE_UNROLL $unroll
+#define CLFORGE_GPU_SHAPE $gpu_shape
+#define CLFORGE_COMPENSATED $compensated_flag
+
+// ---- sequential accumulation: *s = reduce(*s, v), Kahan-compensated sums when enabled ----------
+#if CLFORGE_COMPENSATED
+#pragma OPENCL FP_CONTRACT OFF
+#define CLFORGE_ZERO (($T)0)
+// Kahan: *c holds the low-order part lost from *s so far; the total is *s - *c.
+inline void clforge_accumulate($T* s, $T* c, const $T v)
+{
+  const $T y = v - *c;
+  const $T t = *s + y;
+  *c = (t - *s) - y;
+  *s = t;
+}
+inline $T clforge_total(const $T s, const $T c) { return s - c; }
+#else
+#define CLFORGE_ZERO CLFORGE_NEUTRAL  // unused
+inline void clforge_accumulate($T* s, $T* c, const $T v) { *s = clforge_reduce(*s, v); }
+inline $T clforge_total(const $T s, const $T c) { return s; }
+#endif
+
+// ---- one value per work-item -> one value per group (valid in work-item 0) ---------------------
+inline $T clforge_group_reduce(local $T* scratch, const $T value)
+{
+  const uint lid = get_local_id(0);
+  scratch[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if CLFORGE_GPU_SHAPE
+  // a tree: log2(CLFORGE_LOCAL) steps
+  for (uint width = CLFORGE_LOCAL / 2; width > 0; width >>= 1) {
+    if (lid < width) scratch[lid] = clforge_reduce(scratch[lid], scratch[lid + width]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return scratch[0];
+#else
+  // one work-item walks the group's values: cheaper than a tree when work-items are loop
+  // iterations (CPU devices)
+  $T s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
+  if (lid == 0)
+    for (uint j = 0; j < CLFORGE_LOCAL; ++j) clforge_accumulate(&s, &c, scratch[j]);
+  return clforge_total(s, c);
+#endif
+}
+
+// ---- stage 1: group g reduces indices [g * chunk, (g + 1) * chunk) into partials[g] ------------
+// index(k) = first + k * step; the kernel $name passes step 1 so its loads are contiguous.
+// (Local names carry a clforge_ prefix: the user's parameters are in scope here too.)
+inline void clforge_stage1(const ulong clforge_first, const ulong clforge_step,
+                           const ulong clforge_count, const ulong clforge_chunk,
+                           global $T* clforge_partials, local $T* clforge_scratch$comma_parameters)
+{
+  const ulong clforge_lid = get_local_id(0);
+  const ulong clforge_group = get_group_id(0);
+  const ulong clforge_begin = clforge_group * clforge_chunk;
+  const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
+  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+#define CLFORGE_VALUE(k) clforge_map(clforge_first + (k) * clforge_step, clforge_count$comma_arguments)
+#if CLFORGE_GPU_SHAPE
+  // rounds of CLFORGE_UNROLL independent loads per work-item, CLFORGE_LOCAL apart (coalesced)
+  const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
+  const ulong clforge_full_end =
+      clforge_begin + (clforge_end - clforge_begin) / clforge_round * clforge_round;
+  ulong clforge_k = clforge_begin + clforge_lid;
+  for (; clforge_k < clforge_full_end; clforge_k += clforge_round) {
+    $T clforge_v[CLFORGE_UNROLL];
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_v[clforge_u] = CLFORGE_VALUE(clforge_k + clforge_u * CLFORGE_LOCAL);
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_accumulate(&clforge_s, &clforge_c, clforge_v[clforge_u]);
+  }
+  for (; clforge_k < clforge_end; clforge_k += CLFORGE_LOCAL)
+    clforge_accumulate(&clforge_s, &clforge_c, CLFORGE_VALUE(clforge_k));
+#else
+  // chunk == CLFORGE_LOCAL * CLFORGE_UNROLL: a loop of fixed length per work-item, consecutive
+  // work-items at consecutive indices (what a work-group vectorizer wants)
+  if (clforge_end - clforge_begin == clforge_chunk) {
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_accumulate(&clforge_s, &clforge_c,
+                         CLFORGE_VALUE(clforge_begin + clforge_u * CLFORGE_LOCAL + clforge_lid));
+  } else {
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u) {
+      const ulong clforge_k = clforge_begin + clforge_u * CLFORGE_LOCAL + clforge_lid;
+      if (clforge_k < clforge_end)
+        clforge_accumulate(&clforge_s, &clforge_c, CLFORGE_VALUE(clforge_k));
+    }
+  }
+#endif
+#undef CLFORGE_VALUE
+  const $T clforge_result =
+      clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
+  if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_result;
+}
+
+kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
+void $name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
+           global $T* clforge_partials$comma_parameters)
+{
+  local $T scratch[CLFORGE_LOCAL];
+  clforge_stage1(clforge_first, 1, clforge_count, clforge_chunk, clforge_partials,
+                 scratch$comma_arguments);
+}
+
+kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
+void $strided_name(const ulong clforge_first, const ulong clforge_step, const ulong clforge_count,
+                   const ulong clforge_chunk, global $T* clforge_partials$comma_parameters)
+{
+  local $T scratch[CLFORGE_LOCAL];
+  clforge_stage1(clforge_first, clforge_step, clforge_count, clforge_chunk, clforge_partials,
+                 scratch$comma_arguments);
+}
+
+// ---- stage 2: one group reduces the partials into result[0] ------------------------------------
+kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
+void $final_name(const ulong clforge_count, global const $T* clforge_partials,
+                 global $T* clforge_result)
+{
+  local $T scratch[CLFORGE_LOCAL];
+  $T s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
+  for (ulong k = get_local_id(0); k < clforge_count; k += CLFORGE_LOCAL)
+    clforge_accumulate(&s, &c, clforge_partials[k]);
+  const $T total = clforge_group_reduce(scratch, clforge_total(s, c));
+  if (get_local_id(0) == 0) clforge_result[0] = total;
+}

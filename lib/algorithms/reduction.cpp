@@ -1,0 +1,321 @@
+#include "clforge/algorithms/reduction.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "clforge/detail/codegen.hpp"
+#include "snippet_support.hpp"
+
+namespace clforge::detail {
+
+namespace {
+
+std::size_t floor_pow2(std::size_t v) {
+  std::size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+std::string without_spaces(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+}  // namespace
+
+reduction_engine::reduction_engine(const context& ctx, const description& d,
+                                   const reduction_options& options, const std::string& what)
+    : ctx_(ctx) {
+  const std::string name = options.name.empty() ? "reduce" : options.name;
+  check_kernel_name(name, what);
+  who_ = what + " \"" + name + "\"";
+  params_ = parse_signature(d.arguments);
+  check_parameter_names(params_, who_);
+  check_lengths_ = options.check_array_lengths;
+  type_size_ = d.type_size;
+  if (options.compensated) {
+    if (!d.type_is_floating)
+      throw error(who_ + ": compensated summation needs a float or double result, not " +
+                  d.type_name);
+    const std::string r = without_spaces(d.reduce);
+    if (r != "a+b" && r != "b+a")
+      throw error(who_ + ": compensated summation needs the reduce expression a + b, not \"" +
+                  d.reduce + "\"");
+  }
+
+  const device_info& info = ctx.info();
+  shape_ = options.shape.resolved(info);
+  // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
+  // leave room for the implementation).
+  std::size_t local = floor_pow2(shape_.local_size);
+  while (local > 1 && info.local_mem_bytes != 0 && local * type_size_ > info.local_mem_bytes / 2)
+    local /= 2;
+  shape_.local_size = local;
+  target_groups_ = std::max<std::size_t>(
+      1, std::size_t(shape_.groups_per_cu) * std::max(1u, info.compute_units));
+
+  template_values values{
+      {"name", name},
+      {"strided_name", name + "_strided"},
+      {"final_name", name + "_final"},
+      {"T", d.type_name},
+      {"shape", shape_.describe()},
+      {"compensated", options.compensated ? "yes (Kahan)" : "no"},
+      {"compensated_flag", options.compensated ? "1" : "0"},
+      {"extensions", fp64_pragma(ctx, params_, d.type_needs_fp64, who_)},
+      {"preamble", options.preamble},
+      {"map", d.map},
+      {"reduce", d.reduce},
+      {"neutral", d.neutral},
+      {"local", std::to_string(local)},
+      {"unroll", std::to_string(shape_.unroll)},
+      {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
+      {"count_name", count_name(params_)},
+      {"comma_parameters", comma_parameters(params_)},
+      {"comma_arguments", comma_arguments(params_)},
+  };
+  built_ = ctx.build(render_kernel("reduction", values), options.build_options);
+  contiguous_ = built_.kernel(name);
+  strided_ = built_.kernel(name + "_strided");
+  final_ = built_.kernel(name + "_final");
+  for (const kernel* k : {&contiguous_, &strided_, &final_})
+    if (k->work_group_size() < local)
+      throw error(who_ + ": kernel " + k->name() + " can run at most " +
+                  std::to_string(k->work_group_size()) + " work-items per group on " + info.name +
+                  ", the shape needs " + std::to_string(local) +
+                  " (set a smaller kernel_shape::local_size)");
+}
+
+void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const {
+  if (list) {
+    list->set_on(k, first);
+    return;
+  }
+  for (std::size_t j = 0; j < buffer_count; ++j) {
+    cl_int code = clSetKernelArg(k, first + static_cast<cl_uint>(j), sizeof(cl_mem), &buffers[j]);
+    if (code != CL_SUCCESS) throw_cl_error("clSetKernelArg", code, "a built-in reduction");
+  }
+}
+
+event reduction_engine::run(const queue& q, const resolved_range& r, const user_arguments& args,
+                            cl_mem result) const {
+  const std::size_t local = shape_.local_size;
+  const std::uint64_t count = r.count;
+  if (count == 0) {
+    // The final kernel over no partials writes the neutral element.
+    return launch_with(q, final_, ndrange(local).with_local(local), [&](kernel_state& k) {
+      set_arg(k, 0, cl_ulong(0));
+      check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &result), "clSetKernelArg");
+      check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
+    });
+  }
+  const std::uint64_t round = std::uint64_t(local) * shape_.unroll;
+  std::uint64_t chunk = round;
+  if (shape_.which == kernel_shape::kind::gpu) {
+    // Spread over target_groups_ groups; chunks stay multiples of `round` (see the accuracy
+    // note in reduction.hpp).
+    const std::uint64_t per_group = (count + target_groups_ - 1) / target_groups_;
+    chunk = (per_group + round - 1) / round * round;
+  }
+  const std::uint64_t groups = (count + chunk - 1) / chunk;
+
+  std::shared_ptr<cl::Buffer> partials;
+  cl_mem stage1_out = result;
+  if (groups > 1) {
+    partials = ctx_.pool().allocate(static_cast<std::size_t>(groups) * type_size_);
+    stage1_out = (*partials)();
+  }
+  const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
+  event last;
+  if (r.step == 1) {
+    last = launch_with(q, contiguous_, range1, [&](kernel_state& k) {
+      set_arg(k, 0, cl_ulong(r.first));
+      set_arg(k, 1, cl_ulong(count));
+      set_arg(k, 2, cl_ulong(chunk));
+      check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+      args.set_on(k.handle(), 4);
+    });
+  } else {
+    last = launch_with(q, strided_, range1, [&](kernel_state& k) {
+      set_arg(k, 0, cl_ulong(r.first));
+      set_arg(k, 1, cl_ulong(r.step));
+      set_arg(k, 2, cl_ulong(count));
+      set_arg(k, 3, cl_ulong(chunk));
+      check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+      args.set_on(k.handle(), 5);
+    });
+  }
+  if (groups > 1) {
+    last = launch_with(q, final_, ndrange(local).with_local(local), [&](kernel_state& k) {
+      set_arg(k, 0, cl_ulong(groups));
+      check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+      check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
+    });
+  }
+  return last;
+}
+
+std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes) {
+  return ctx.pool().allocate(bytes);
+}
+
+void read_result(const queue& q, const cl::Buffer& buffer, void* dst, std::size_t bytes) {
+  translate_cl_errors([&] { q.cl().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, dst); },
+                      "reading a reduction result");
+}
+
+// ---- built-ins -----------------------------------------------------------------------------
+
+namespace {
+
+struct scalar_row {
+  const char* name;
+  std::size_t size;
+  bool floating;
+  const char* min_value;  // OpenCL C constants
+  const char* max_value;
+};
+constexpr scalar_row kScalars[] = {
+    {"char", 1, false, "CHAR_MIN", "CHAR_MAX"},
+    {"uchar", 1, false, "0", "UCHAR_MAX"},
+    {"short", 2, false, "SHRT_MIN", "SHRT_MAX"},
+    {"ushort", 2, false, "0", "USHRT_MAX"},
+    {"int", 4, false, "INT_MIN", "INT_MAX"},
+    {"uint", 4, false, "0", "UINT_MAX"},
+    {"long", 8, false, "LONG_MIN", "LONG_MAX"},
+    {"ulong", 8, false, "0", "ULONG_MAX"},
+    {"float", 4, true, "NAN", "NAN"},
+    {"double", 8, true, "NAN", "NAN"},
+};
+
+const char* op_name(builtin_reduction op) {
+  switch (op) {
+    case builtin_reduction::sum:
+      return "sum";
+    case builtin_reduction::dot:
+      return "dot";
+    case builtin_reduction::min:
+      return "min";
+    case builtin_reduction::max:
+      return "max";
+    case builtin_reduction::minmax:
+      return "minmax";
+  }
+  return "?";
+}
+
+reduction_engine::description describe_builtin(builtin_reduction op, int element, int result) {
+  const scalar_row& e = kScalars[element];
+  const scalar_row& r = kScalars[result];
+  const std::string t = e.name;
+  const bool fp = e.floating;
+  reduction_engine::description d;
+  d.arguments = "global const " + t + "* x";
+  d.type_name = r.name;
+  d.type_size = r.size;
+  d.type_is_floating = r.floating;
+  d.type_needs_fp64 = std::string(r.name) == "double" || t == "double";
+  const std::string lo = fp ? "fmin" : "min", hi = fp ? "fmax" : "max";
+  switch (op) {
+    case builtin_reduction::sum:
+      d.map = result == element ? "x[i]" : "(" + std::string(r.name) + ")x[i]";
+      d.reduce = "a + b";
+      d.neutral = "0";
+      break;
+    case builtin_reduction::dot:
+      d.arguments += ", global const " + t + "* y";
+      d.map = "x[i] * y[i]";
+      d.reduce = "a + b";
+      d.neutral = "0";
+      break;
+    case builtin_reduction::min:
+      d.map = "x[i]";
+      d.reduce = lo + "(a, b)";
+      d.neutral = fp ? "NAN" : e.max_value;
+      break;
+    case builtin_reduction::max:
+      d.map = "x[i]";
+      d.reduce = hi + "(a, b)";
+      d.neutral = fp ? "NAN" : e.min_value;
+      break;
+    case builtin_reduction::minmax: {
+      const std::string t2 = t + "2";
+      d.type_name = t2;
+      d.type_size = 2 * e.size;
+      d.type_is_floating = false;
+      d.map = "(" + t2 + ")(x[i], x[i])";
+      d.reduce = "(" + t2 + ")(" + lo + "(a.x, b.x), " + hi + "(a.y, b.y))";
+      d.neutral =
+          "(" + t2 + ")(" + (fp ? "NAN" : e.max_value) + ", " + (fp ? "NAN" : e.min_value) + ")";
+      break;
+    }
+  }
+  return d;
+}
+
+struct builtin_entry {
+  context keep;  // keeps identity() unique while the entry lives
+  const void* identity;
+  builtin_reduction op;
+  int element, result;
+  bool compensated;
+  std::unique_ptr<reduction_engine> engine;
+};
+
+}  // namespace
+
+const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op, int element,
+                                       int result, bool compensated) {
+  // Never destroyed: the engines hold OpenCL objects that must not be released after the
+  // driver has shut down at exit.
+  static std::mutex* mutex = new std::mutex;
+  static auto* entries = new std::vector<std::unique_ptr<builtin_entry>>;
+  const void* id = ctx.identity();
+  std::lock_guard<std::mutex> lock(*mutex);
+  for (const auto& e : *entries)
+    if (e->identity == id && e->op == op && e->element == element && e->result == result &&
+        e->compensated == compensated)
+      return *e->engine;
+
+  reduction_options options;
+  options.name = std::string(op_name(op)) + "_" + kScalars[element].name +
+                 (result != element ? std::string("_to_") + kScalars[result].name : "") +
+                 (compensated ? "_compensated" : "");
+  options.compensated = compensated;
+  options.check_array_lengths = false;  // run_builtin checks
+  auto entry = std::make_unique<builtin_entry>();
+  entry->keep = ctx;
+  entry->identity = id;
+  entry->op = op;
+  entry->element = element;
+  entry->result = result;
+  entry->compensated = compensated;
+  entry->engine = std::make_unique<reduction_engine>(
+      ctx, describe_builtin(op, element, result), options, std::string("clforge::") + op_name(op));
+  entries->push_back(std::move(entry));
+  return *entries->back()->engine;
+}
+
+event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
+                  std::size_t buffer_count, std::size_t n, cl_mem result) {
+  reduction_engine::user_arguments args;
+  args.buffers = buffers;
+  args.buffer_count = buffer_count;
+  return engine.run(q, whole_range(n), args, result);
+}
+
+void run_builtin_to_host(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
+                         std::size_t buffer_count, std::size_t n, void* dst, std::size_t bytes) {
+  auto buffer = result_buffer(q.ctx(), bytes);
+  run_builtin(q, engine, buffers, buffer_count, n, (*buffer)());
+  read_result(q, *buffer, dst, bytes);
+}
+
+void throw_builtin_error(const char* what, const std::string& detail) {
+  throw error(std::string("clforge::") + what + ": " + detail);
+}
+
+}  // namespace clforge::detail

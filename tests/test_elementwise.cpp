@@ -1,0 +1,235 @@
+// elementwise_kernel against plain C++ loops on random data, on PoCL.
+#include <gtest/gtest.h>
+
+#include <clforge/clforge.hpp>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace cf = clforge;
+
+namespace {
+
+cf::context& ctx() {
+  static cf::context c = cf::context::create_default();
+  return c;
+}
+cf::queue& q() {
+  static cf::queue qu(ctx());
+  return qu;
+}
+
+template <class T>
+std::vector<T> random_vector(std::size_t n, std::uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>)
+      x = static_cast<T>(std::uniform_real_distribution<double>(-10, 10)(rng));
+    else
+      x = static_cast<T>(rng() % 100 + 1);  // small, nonzero, fits every integer type
+  }
+  return v;
+}
+
+const std::size_t kSizes[] = {0, 1, 2, 3, 255, 256, 257, 1021, 4099, 1000003};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const cf::error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(elementwise, saxpy_matches_reference_at_every_size) {
+  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu()}) {
+    cf::kernel_options o;
+    o.name = "saxpy";
+    o.shape = shape;
+    cf::elementwise_kernel saxpy(ctx(), "float a, global const float* x, global float* y",
+                                 "y[i] = a * x[i] + y[i]", o);
+    for (std::size_t n : kSizes) {
+      auto hx = random_vector<float>(n, 1), hy = random_vector<float>(n, 2);
+      auto x = cf::array<float>::from_host(q(), hx);
+      auto y = cf::array<float>::from_host(q(), hy);
+      saxpy(q(), 2.5f, x, y);
+      auto got = y.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) {
+        float want = 2.5f * hx[i] + hy[i];
+        ASSERT_NEAR(got[i], want, 1e-5f * (1 + std::abs(want)))
+            << "shape " << saxpy.shape().describe() << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+TEST(elementwise, every_scalar_type) {
+  // One kernel per type, a scalar argument of that type and n visible to the operation.
+  auto check = [](auto tag) {
+    using T = decltype(tag);
+    const std::string t = cf::type_name<T>();
+    cf::kernel_options o;
+    o.name = "affine_" + t;
+    cf::elementwise_kernel k(ctx(), t + " a, global const " + t + "* x, global " + t + "* y",
+                             "y[i] = x[i] + a + (" + t + ")(n & 1)", o);
+    const std::size_t n = 1021;
+    auto hx = random_vector<T>(n, 3);
+    auto x = cf::array<T>::from_host(q(), hx);
+    cf::array<T> y(q(), n);
+    k(q(), T(3), x, y);
+    auto got = y.to_host(q());
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], static_cast<T>(hx[i] + T(3) + T(1))) << t << " i=" << i;
+  };
+  check(cl_char{});
+  check(cl_uchar{});
+  check(cl_short{});
+  check(cl_ushort{});
+  check(cl_int{});
+  check(cl_uint{});
+  check(cl_long{});
+  check(cl_ulong{});
+  check(cl_float{});
+  if (ctx().info().has_fp64) check(cl_double{});
+}
+
+TEST(elementwise, double_without_fp64_is_a_clear_error) {
+  if (ctx().info().has_fp64) GTEST_SKIP() << "device has fp64";
+  std::string e = error_of([] { cf::elementwise_kernel(ctx(), "global double* y", "y[i] = 1"); });
+  EXPECT_NE(e.find("double"), std::string::npos) << e;
+}
+
+TEST(elementwise, ranges_and_slices) {
+  cf::kernel_options o;
+  o.name = "mark";
+  cf::elementwise_kernel mark(ctx(), "global int* y, int v", "y[i] += v", o);
+  const std::size_t n = 1000;
+  auto base = random_vector<int>(n, 4);
+  struct c {
+    cf::index_range r;
+    std::vector<std::size_t> want;
+  };
+  auto python_slice = [&](std::int64_t start, std::int64_t stop, std::int64_t step) {
+    // reference: Python's slice semantics, written out plainly
+    std::int64_t len = n;
+    auto fix = [&](std::int64_t v, bool is_start) {
+      if (v == cf::slice_none) return step > 0 ? (is_start ? 0 : len) : (is_start ? len - 1 : -1);
+      if (v < 0) v = std::max<std::int64_t>(v + len, step > 0 ? 0 : -1);
+      return std::min<std::int64_t>(v, step > 0 ? len : len - 1);
+    };
+    std::vector<std::size_t> idx;
+    for (std::int64_t i = fix(start, true); step > 0 ? i < fix(stop, false) : i > fix(stop, false);
+         i += step)
+      idx.push_back(static_cast<std::size_t>(i));
+    return idx;
+  };
+  std::vector<c> cases = {
+      {cf::range(10, 20), python_slice(10, 20, 1)},
+      {cf::range(7), python_slice(0, 7, 1)},
+      {cf::range(3, 900, 7), python_slice(3, 900, 7)},
+      {cf::range(999, -1, -3), python_slice(999, cf::slice_none, -3)},
+      {cf::slice(1, -1, 2), python_slice(1, -1, 2)},
+      {cf::slice(-10, cf::slice_none, 1), python_slice(-10, cf::slice_none, 1)},
+      {cf::slice(cf::slice_none, cf::slice_none, -1),
+       python_slice(cf::slice_none, cf::slice_none, -1)},
+      {cf::slice(-5, 2000, 3), python_slice(-5, 2000, 3)},
+      {cf::slice(50, 10, 1), {}},
+      {cf::slice(5000, 6000, 1), {}},
+  };
+  for (const auto& t : cases) {
+    auto y = cf::array<int>::from_host(q(), base);
+    mark(q(), t.r, y, 1000);
+    auto got = y.to_host(q());
+    std::vector<int> want = base;
+    for (auto i : t.want) want[i] += 1000;
+    ASSERT_EQ(got, want) << "range start " << t.r.start << " stop " << t.r.stop << " step "
+                         << t.r.step;
+  }
+}
+
+TEST(elementwise, preamble_struct_and_helper) {
+  struct point {
+    float x, y;
+  };
+  cf::kernel_options o;
+  o.name = "norms";
+  o.preamble =
+      "typedef struct { float x, y; } point;\n"
+      "inline float norm2(point p) { return p.x * p.x + p.y * p.y; }";
+  cf::elementwise_kernel k(ctx(),
+                           "global const float* px, global const float* py, global float* out",
+                           "point p = {px[i], py[i]};\n  out[i] = norm2(p)", o);
+  const std::size_t n = 257;
+  auto hx = random_vector<float>(n, 5), hy = random_vector<float>(n, 6);
+  auto x = cf::array<float>::from_host(q(), hx), y = cf::array<float>::from_host(q(), hy);
+  cf::array<float> out(q(), n);
+  k(q(), x, y, out).wait();
+  auto got = out.to_host(q());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(got[i], hx[i] * hx[i] + hy[i] * hy[i]);
+}
+
+TEST(elementwise, construction_builds_once_and_values_never_recompile) {
+  cf::kernel_options o;
+  o.name = "fill_value";
+  cf::elementwise_kernel fill(ctx(), "global float* y, float v", "y[i] = v", o);
+  auto before = ctx().program_cache_stats();
+  cf::elementwise_kernel again(ctx(), "global float* y, float v", "y[i] = v", o);
+  auto after = ctx().program_cache_stats();
+  EXPECT_EQ(after.compiles, before.compiles);
+  cf::array<float> y(q(), 100);
+  for (float v : {1.0f, 2.0f, 3.0f}) {
+    again(q(), y, v);
+    EXPECT_EQ(y.to_host(q())[99], v);
+  }
+  EXPECT_EQ(ctx().program_cache_stats().compiles, after.compiles);
+}
+
+TEST(elementwise, parameter_named_n_hides_the_count) {
+  cf::elementwise_kernel k(ctx(), "global int* y, int n", "y[i] = n + (int)clforge_n");
+  cf::array<int> y(q(), 10);
+  k(q(), y, 5);
+  EXPECT_EQ(y.to_host(q())[3], 15);
+}
+
+TEST(elementwise, bad_input_is_a_clear_error) {
+  cf::kernel_options o;
+  o.name = "axpy";
+  cf::elementwise_kernel k(ctx(), "float a, global const float* x, global float* y",
+                           "y[i] = a * x[i] + y[i]", o);
+  cf::array<float> x(q(), 100), y(q(), 100), short_y(q(), 50);
+  std::string e = error_of([&] { k(q(), 1.0f, x); });
+  EXPECT_NE(e.find("takes 3 argument"), std::string::npos) << e;
+  EXPECT_NE(e.find("axpy"), std::string::npos) << e;
+  e = error_of([&] { k(q(), 1.0f, 2.0f, y); });
+  EXPECT_NE(e.find("argument 2 (x)"), std::string::npos) << e;
+  e = error_of([&] { k(q(), x, x, y); });
+  EXPECT_NE(e.find("argument 1 (a)"), std::string::npos) << e;
+  e = error_of([&] { k(q(), 1.0f, x, short_y); });
+  EXPECT_NE(e.find("(y) has 50 elements"), std::string::npos) << e;
+  e = error_of([&] { k(q(), cf::range(0, 101), 1.0f, x, y); });
+  EXPECT_NE(e.find("has 100 elements"), std::string::npos) << e;
+  e = error_of([&] { k(q(), cf::slice(0, 10, 0), 1.0f, x, y); });
+  EXPECT_NE(e.find("step of 0"), std::string::npos) << e;
+  e = error_of([&] { cf::elementwise_kernel(ctx(), "global float* i", "i[0] = 1"); });
+  EXPECT_NE(e.find("called i"), std::string::npos) << e;
+  cf::kernel_options bad;
+  bad.name = "bad name";
+  e = error_of([&] { cf::elementwise_kernel(ctx(), "global float* y", "y[i] = 1", bad); });
+  EXPECT_NE(e.find("not a C identifier"), std::string::npos) << e;
+}
+
+TEST(elementwise, a_snippet_that_does_not_compile_shows_log_and_line) {
+  cf::kernel_options o;
+  o.name = "broken";
+  std::string e = error_of(
+      [&] { cf::elementwise_kernel(ctx(), "global float* y", "y[i] = undefined_thing * 2", o); });
+  EXPECT_NE(e.find("clBuildProgram"), std::string::npos) << e;
+  EXPECT_NE(e.find("undefined_thing"), std::string::npos) << e;
+  EXPECT_NE(e.find(">>"), std::string::npos) << e;  // the quoted source line
+}
