@@ -97,6 +97,7 @@ inline void clforge_stage1(const ulong clforge_first, const ulong clforge_step,
   // chunk == CLFORGE_LOCAL * CLFORGE_UNROLL: a loop of fixed length per work-item, consecutive
   // work-items at consecutive indices (what a work-group vectorizer wants)
   if (clforge_end - clforge_begin == clforge_chunk) {
+#pragma unroll
     for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
       clforge_accumulate(&clforge_s, &clforge_c,
                          CLFORGE_VALUE(clforge_begin + clforge_u * CLFORGE_LOCAL + clforge_lid));

@@ -161,7 +161,7 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
   }
   const bool gpu = s.which == kind::gpu;
   if (s.local_size == 0) s.local_size = gpu ? 256 : 1024;
-  if (s.unroll == 0) s.unroll = gpu ? 4 : 4;
+  if (s.unroll == 0) s.unroll = gpu ? 4 : 16;
   if (s.groups_per_cu == 0) s.groups_per_cu = gpu ? 8 : 1;
   if (device.max_work_group_size != 0 && s.local_size > device.max_work_group_size)
     s.local_size = device.max_work_group_size;
