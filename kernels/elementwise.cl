@@ -13,11 +13,11 @@ $operation;
 // Visits i = clforge_first + k * clforge_step for k = 0 .. clforge_count - 1. With step 1 (the
 // kernel $name) the accesses are contiguous; $strided_name takes any step (a negative one as its
 // two's complement).
-#define CLFORGE_GPU_SHAPE $gpu_shape
+#define CLFORGE_GRID_STRIDE $grid_stride
 inline void clforge_indices(const ulong clforge_first, const ulong clforge_step,
                             const ulong clforge_count$comma_parameters)
 {
-#if CLFORGE_GPU_SHAPE
+#if CLFORGE_GRID_STRIDE
   // a fixed number of groups; each work-item strides through the range
   for (ulong clforge_k = get_global_id(0); clforge_k < clforge_count;
        clforge_k += get_global_size(0))

@@ -140,8 +140,16 @@ void $final_name(const ulong clforge_count, global const $T* clforge_partials,
 {
   local $T scratch[CLFORGE_LOCAL];
   $T s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
-  for (ulong k = get_local_id(0); k < clforge_count; k += CLFORGE_LOCAL)
-    clforge_accumulate(&s, &c, clforge_partials[k]);
+  ulong k = get_local_id(0);
+  // rounds of CLFORGE_UNROLL independent loads, then the rest
+  for (; k + (CLFORGE_UNROLL - 1) * CLFORGE_LOCAL < clforge_count; k += CLFORGE_LOCAL * CLFORGE_UNROLL) {
+    $T v[CLFORGE_UNROLL];
+#pragma unroll
+    for (uint u = 0; u < CLFORGE_UNROLL; ++u) v[u] = clforge_partials[k + u * CLFORGE_LOCAL];
+#pragma unroll
+    for (uint u = 0; u < CLFORGE_UNROLL; ++u) clforge_accumulate(&s, &c, v[u]);
+  }
+  for (; k < clforge_count; k += CLFORGE_LOCAL) clforge_accumulate(&s, &c, clforge_partials[k]);
   const $T total = clforge_group_reduce(scratch, clforge_total(s, c));
   if (get_local_id(0) == 0) clforge_result[0] = total;
 }

@@ -126,11 +126,11 @@ std::string expected_text(const parameter& p) {
 
 // Converts a captured scalar into the bytes of a `kind` parameter, refusing lossy conversions
 // that would silently change the user's value.
-std::string convert_scalar(const captured_argument& a, const parameter& p, const std::string& who,
+std::string convert_scalar(const captured_argument& a, const parameter& p, std::string_view who,
                            std::size_t index) {
   auto fail = [&](const std::string& why) -> std::string {
-    throw error(who + ": argument " + std::to_string(index + 1) + " (" + p.name + ", " + p.type +
-                "): " + why);
+    throw error(std::string(who) + ": argument " + std::to_string(index + 1) + " (" + p.name +
+                ", " + p.type + "): " + why);
   };
   auto bytes_of = [](auto v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); };
   const scalar_info* s = find_scalar(p.type);
@@ -160,6 +160,23 @@ std::string convert_scalar(const captured_argument& a, const parameter& p, const
 
 }  // namespace
 
+std::string describe(const captured_argument& a) {
+  using what = captured_argument::what;
+  switch (a.kind) {
+    case what::array:
+      return "array<" + a.type + "> of " + std::to_string(a.length) + " elements";
+    case what::buffer:
+      return "a cl::Buffer";
+    case what::scalar:
+      return a.is_floating ? "a floating-point value" : "an integer value";
+    case what::bytes:
+      return "a " + a.type + " value";
+    case what::local_memory:
+      return "local<" + a.type + ">(" + std::to_string(a.local_count) + ")";
+  }
+  return "an argument";
+}
+
 std::vector<parameter> parse_signature(std::string_view arguments) {
   std::vector<parameter> out;
   std::string text = trim(arguments);
@@ -183,23 +200,22 @@ std::vector<parameter> parse_signature(std::string_view arguments) {
 
 argument_list::argument_list(std::string_view who, const std::vector<parameter>& params,
                              std::vector<captured_argument> args)
-    : who_(who) {
+    : who_(who), params_(&params) {
   if (args.size() != params.size()) {
     std::string list;
     for (const parameter& p : params) list += (list.empty() ? "" : ", ") + p.declaration;
-    throw error(who_ + ": takes " + std::to_string(params.size()) + " argument(s) (" + list +
-                "), " + std::to_string(args.size()) + " given");
+    throw error(std::string(who_) + ": takes " + std::to_string(params.size()) + " argument(s) (" +
+                list + "), " + std::to_string(args.size()) + " given");
   }
   values_.reserve(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
     const parameter& p = params[i];
     const captured_argument& a = args[i];
     auto mismatch = [&] {
-      throw error(who_ + ": argument " + std::to_string(i + 1) + " (" + p.name + ") expects " +
-                  expected_text(p) + ", got " + a.description);
+      throw error(std::string(who_) + ": argument " + std::to_string(i + 1) + " (" + p.name +
+                  ") expects " + expected_text(p) + ", got " + describe(a));
     };
     value v;
-    v.parameter_name = p.name;
     using what = captured_argument::what;
     if (p.is_pointer && p.address_space == "local") {
       if (a.kind != what::local_memory) mismatch();
@@ -252,7 +268,8 @@ void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
     }
     if (code != CL_SUCCESS)
       throw_cl_error("clSetKernelArg", code,
-                     who_ + ": argument " + std::to_string(i + 1) + " (" + v.parameter_name +
+                     std::string(who_) + ": argument " + std::to_string(i + 1) + " (" +
+                         (*params_)[i].name +
                          ") was refused by the driver (does the struct's size match?)");
   }
 }
@@ -261,9 +278,9 @@ void argument_list::require_array_lengths(std::size_t n, std::string_view what) 
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const value& v = values_[i];
     if (v.is_array && v.array_length < n)
-      throw error(who_ + ": array argument " + std::to_string(i + 1) + " (" + v.parameter_name +
-                  ") has " + std::to_string(v.array_length) + " elements, " + std::string(what) +
-                  " needs " + std::to_string(n));
+      throw error(std::string(who_) + ": array argument " + std::to_string(i + 1) + " (" +
+                  (*params_)[i].name + ") has " + std::to_string(v.array_length) + " elements, " +
+                  std::string(what) + " needs " + std::to_string(n));
   }
 }
 

@@ -48,7 +48,8 @@ std::string error_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST(elementwise, saxpy_matches_reference_at_every_size) {
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu()}) {
+  cf::kernel_shape grid_stride = cf::kernel_shape::parse("gpu,local=64,groups_per_cu=2");
+  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), grid_stride}) {
     cf::kernel_options o;
     o.name = "saxpy";
     o.shape = shape;

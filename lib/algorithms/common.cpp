@@ -161,8 +161,6 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
   }
   const bool gpu = s.which == kind::gpu;
   if (s.local_size == 0) s.local_size = gpu ? 256 : 1024;
-  if (s.unroll == 0) s.unroll = gpu ? 4 : 16;
-  if (s.groups_per_cu == 0) s.groups_per_cu = gpu ? 8 : 1;
   if (device.max_work_group_size != 0 && s.local_size > device.max_work_group_size)
     s.local_size = device.max_work_group_size;
   return s;
@@ -170,8 +168,10 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
 
 std::string kernel_shape::describe() const {
   std::string k = which == kind::gpu ? "gpu" : which == kind::cpu ? "cpu" : "automatic";
-  return k + " local=" + std::to_string(local_size) + " unroll=" + std::to_string(unroll) +
-         " groups_per_cu=" + std::to_string(groups_per_cu);
+  std::string out = k + " local=" + std::to_string(local_size);
+  if (unroll) out += " unroll=" + std::to_string(unroll);
+  if (groups_per_cu) out += " groups_per_cu=" + std::to_string(groups_per_cu);
+  return out;
 }
 
 }  // namespace clforge

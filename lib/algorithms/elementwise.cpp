@@ -33,8 +33,13 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   detail::check_parameter_names(state->params, state->who);
   state->shape = options.shape.resolved(ctx.info());
   state->check_lengths = options.check_array_lengths;
-  state->gpu_max_items = state->shape.local_size * state->shape.groups_per_cu *
-                         std::max<std::size_t>(1, ctx.info().compute_units);
+  // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
+  // work-item per index.
+  const bool grid_stride =
+      state->shape.which == kernel_shape::kind::gpu && state->shape.groups_per_cu != 0;
+  state->gpu_max_items = grid_stride ? state->shape.local_size * state->shape.groups_per_cu *
+                                           std::max<std::size_t>(1, ctx.info().compute_units)
+                                     : 0;
 
   detail::template_values values{
       {"name", state->name},
@@ -46,7 +51,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"count_name", detail::count_name(state->params)},
       {"comma_parameters", detail::comma_parameters(state->params)},
       {"comma_arguments", detail::comma_arguments(state->params)},
-      {"gpu_shape", state->shape.which == kernel_shape::kind::gpu ? "1" : "0"},
+      {"grid_stride", grid_stride ? "1" : "0"},
   };
   state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
   state->contiguous = state->built.kernel(state->name);
@@ -81,7 +86,7 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
   detail::check_lengths(bound, r, s.check_lengths);
   if (r.count == 0) return {};
   std::size_t items = static_cast<std::size_t>(r.count);
-  if (s.shape.which == kernel_shape::kind::gpu) items = std::min(items, s.gpu_max_items);
+  if (s.gpu_max_items != 0) items = std::min(items, s.gpu_max_items);
   const ndrange range = ndrange(items).with_local(s.local_size);
   if (r.step == 1) {
     return detail::launch_with(q, s.contiguous, range, [&](detail::kernel_state& k) {

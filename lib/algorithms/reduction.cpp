@@ -48,6 +48,9 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
 
   const device_info& info = ctx.info();
   shape_ = options.shape.resolved(info);
+  const bool gpu = shape_.which == kernel_shape::kind::gpu;
+  if (shape_.unroll == 0) shape_.unroll = gpu ? 8 : 16;
+  if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 1;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
   std::size_t local = floor_pow2(shape_.local_size);

@@ -54,14 +54,18 @@ inline resolved_range whole_range(std::size_t length) {
 }
 }  // namespace detail
 
-/// How a snippet kernel spreads work over work-items.
-///   gpu: a few groups per compute unit (groups_per_cu), each work-item handles many elements
-///        (grid-stride for elementwise; a contiguous chunk per group, `unroll` independent loads
-///        per iteration, a local-memory tree and a second stage for reductions);
-///   cpu: one work-item per element (or `unroll` elements in a loop of fixed length), large
-///        work-groups, loops PoCL's work-group vectorizer handles.
-/// `automatic` picks by device type; CLFORGE_SHAPE overrides it for kernels whose options leave
-/// it automatic: "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4".
+/// How a snippet kernel spreads work over work-items, chosen per device:
+///   cpu (PoCL and other CPU devices): large work-groups (local 1024), consecutive work-items at
+///        consecutive indices, loops of fixed length that get unrolled - what a work-group
+///        vectorizer handles. Grid-stride loops run 20-80x slower there.
+///   gpu: elementwise: one work-item per index, 256 per group (groups_per_cu set: a fixed
+///        number of groups and a grid-stride loop instead); reductions: groups_per_cu groups per
+///        compute unit (default 16), each reducing a contiguous chunk with `unroll` (default 8)
+///        independent coalesced loads in flight per work-item, a local-memory tree, then a
+///        second one-group stage over the per-group partials.
+/// `automatic` picks by device type. CLFORGE_SHAPE overrides kernels whose options leave the
+/// kind automatic: "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4".
+/// Fields left 0 take the template's default.
 struct kernel_shape {
   enum class kind { automatic, gpu, cpu };
   kind which = kind::automatic;
@@ -73,9 +77,10 @@ struct kernel_shape {
   static kernel_shape cpu() { return {kind::cpu}; }
   /// Parses the CLFORGE_SHAPE grammar above; throws clforge::error on anything else.
   static kernel_shape parse(const std::string& text);
-  /// Fills every field: the kind from the device (or CLFORGE_SHAPE), then defaults.
+  /// The kind from the options, else CLFORGE_SHAPE, else the device type; the local size
+  /// default of that kind (capped by the device). unroll/groups_per_cu stay 0 unless given.
   kernel_shape resolved(const device_info& device) const;
-  /// "gpu local=256 unroll=4 groups_per_cu=8", as printed in generated source.
+  /// "gpu local=256 unroll=8 groups_per_cu=16", as printed in generated source.
   std::string describe() const;
 };
 

@@ -49,10 +49,10 @@ std::vector<parameter> parse_signature(std::string_view arguments);
 struct captured_argument {
   enum class what { array, buffer, scalar, bytes, local_memory };
   what kind = what::scalar;
-  std::string description;  // "array<float> of 12 elements", "double", "local<int>(256)"
-  std::string type;         // OpenCL element or struct type name ("" when unknown)
-  cl_mem mem = nullptr;     // array, buffer
-  std::size_t length = 0;   // array: elements; local_memory: bytes
+  std::string type;             // OpenCL element or struct type name ("" when unknown)
+  cl_mem mem = nullptr;         // array, buffer
+  std::size_t length = 0;       // array: elements; local_memory: bytes
+  std::size_t local_count = 0;  // local_memory: elements
   // scalar: the value, as the widest type of its family
   bool is_floating = false, is_signed = false;
   long double floating = 0;
@@ -67,7 +67,6 @@ captured_argument capture(const T& value) {
   if constexpr (std::is_arithmetic_v<T>) {
     static_assert(!std::is_same_v<T, bool>, "clforge: pass an int instead of a bool");
     c.kind = captured_argument::what::scalar;
-    c.description = std::is_floating_point_v<T> ? "a floating-point value" : "an integer value";
     c.is_floating = std::is_floating_point_v<T>;
     c.is_signed = std::is_signed_v<T>;
     if constexpr (std::is_floating_point_v<T>)
@@ -83,7 +82,6 @@ captured_argument capture(const T& value) {
                   "CLFORGE_DECLARE_TYPE");
     c.kind = captured_argument::what::bytes;
     c.type = type_traits<T>::name();
-    c.description = "a " + c.type + " value";
     c.bytes.assign(reinterpret_cast<const char*>(&value), sizeof(T));
   }
   return c;
@@ -95,14 +93,12 @@ captured_argument capture(const array<T>& a) {
   c.type = type_traits<T>::name();
   c.mem = a.get();
   c.length = a.size();
-  c.description = "array<" + c.type + "> of " + std::to_string(a.size()) + " elements";
   return c;
 }
 inline captured_argument capture(const cl::Buffer& b) {
   captured_argument c;
   c.kind = captured_argument::what::buffer;
   c.mem = b();
-  c.description = "a cl::Buffer";
   return c;
 }
 template <class T>
@@ -111,12 +107,18 @@ captured_argument capture(const local<T>& l) {
   c.kind = captured_argument::what::local_memory;
   c.type = type_traits<T>::name();
   c.length = l.count * sizeof(T);
-  c.description = "local<" + c.type + ">(" + std::to_string(l.count) + ")";
+  c.local_count = l.count;
   return c;
 }
 
+/// For messages: "array<float> of 12 elements", "a floating-point value", "local<int>(256)".
+/// Computed only when an error is reported, so binding does no string formatting.
+std::string describe(const captured_argument& a);
+
 /// The user's arguments checked against the user's parameter list. Holds what `set_on` needs,
-/// so checking happens once and setting is a few clSetKernelArg calls.
+/// so checking happens once and setting is a few clSetKernelArg calls. `who` and `params` are
+/// referred to, not copied: both must outlive the argument_list (they live in the kernel
+/// object; an argument_list lives for one call).
 class argument_list {
  public:
   /// Checks count, kind and type of each argument; `who` names the kernel in messages, e.g.
@@ -148,12 +150,12 @@ class argument_list {
     std::size_t local_bytes = 0;
     std::size_t array_length = 0;
     bool is_array = false;
-    std::string parameter_name;
   };
   argument_list(std::string_view who, const std::vector<parameter>& params,
                 std::vector<captured_argument> args);
 
-  std::string who_;
+  std::string_view who_;
+  const std::vector<parameter>* params_ = nullptr;
   std::vector<value> values_;
   bool has_array_ = false;
   std::size_t first_array_length_ = 0;
