@@ -3,6 +3,7 @@
 
 #include <clforge/clforge.hpp>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
@@ -233,4 +234,32 @@ TEST(elementwise, a_snippet_that_does_not_compile_shows_log_and_line) {
   EXPECT_NE(e.find("clBuildProgram"), std::string::npos) << e;
   EXPECT_NE(e.find("undefined_thing"), std::string::npos) << e;
   EXPECT_NE(e.find(">>"), std::string::npos) << e;  // the quoted source line
+}
+
+TEST(elementwise, shape_from_options_and_environment) {
+  auto s = cf::kernel_shape::parse("gpu,local=128,unroll=4,groups_per_cu=3");
+  EXPECT_EQ(s.which, cf::kernel_shape::kind::gpu);
+  EXPECT_EQ(s.local_size, 128u);
+  EXPECT_EQ(s.unroll, 4u);
+  EXPECT_EQ(s.groups_per_cu, 3u);
+  EXPECT_EQ(cf::kernel_shape::parse("cpu").which, cf::kernel_shape::kind::cpu);
+  EXPECT_THROW(cf::kernel_shape::parse("gpu,warp=32"), cf::error);
+  EXPECT_THROW(cf::kernel_shape::parse("fast"), cf::error);
+
+  // automatic follows the device, CLFORGE_SHAPE overrides it, explicit options override both
+  cf::kernel_options o;
+  o.name = "shape_probe";
+  auto expected = ctx().info().is_cpu() ? cf::kernel_shape::kind::cpu : cf::kernel_shape::kind::gpu;
+  EXPECT_EQ(cf::elementwise_kernel(ctx(), "global int* y", "y[i] = 1", o).shape().which, expected);
+  ::setenv("CLFORGE_SHAPE", "gpu", 1);
+  cf::elementwise_kernel from_env(ctx(), "global int* y", "y[i] = 2", o);
+  o.shape = cf::kernel_shape::cpu();
+  cf::elementwise_kernel explicit_cpu(ctx(), "global int* y", "y[i] = 3", o);
+  ::unsetenv("CLFORGE_SHAPE");
+  EXPECT_EQ(from_env.shape().which, cf::kernel_shape::kind::gpu);
+  EXPECT_NE(from_env.source().find("shape: gpu local=256"), std::string::npos);
+  EXPECT_EQ(explicit_cpu.shape().which, cf::kernel_shape::kind::cpu);
+  cf::array<int> y(q(), 3000);
+  from_env(q(), y);
+  for (int v : y.to_host(q())) ASSERT_EQ(v, 2);
 }
