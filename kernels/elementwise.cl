@@ -4,7 +4,7 @@ $extensions
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
 // ---- the operation, run once for every index i ($count_name indices in this call) ---------------
-inline void clforge_operation(const ulong i, const ulong $count_name$comma_parameters)
+static inline void clforge_operation(const ulong i, const ulong $count_name$comma_parameters)
 {
 $operation;
 }
@@ -14,7 +14,7 @@ $operation;
 // kernel $name) the accesses are contiguous; $strided_name takes any step (a negative one as its
 // two's complement).
 #define CLFORGE_GRID_STRIDE $grid_stride
-inline void clforge_indices(const ulong clforge_first, const ulong clforge_step,
+static inline void clforge_indices(const ulong clforge_first, const ulong clforge_step,
                             const ulong clforge_count$comma_parameters)
 {
 #if CLFORGE_GRID_STRIDE

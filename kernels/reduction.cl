@@ -4,13 +4,13 @@ $extensions
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
 // ---- map: the value of index i ($count_name indices in this call) ------------------------------
-inline $T clforge_map(const ulong i, const ulong $count_name$comma_parameters)
+static inline $T clforge_map(const ulong i, const ulong $count_name$comma_parameters)
 {
   return ($map);
 }
 
 // ---- reduce: combines two values; neutral element ($neutral) ----------------------------------
-inline $T clforge_reduce(const $T a, const $T b)
+static inline $T clforge_reduce(const $T a, const $T b)
 {
   return ($reduce);
 }
@@ -26,22 +26,22 @@ inline $T clforge_reduce(const $T a, const $T b)
 #pragma OPENCL FP_CONTRACT OFF
 #define CLFORGE_ZERO (($T)0)
 // Kahan: *c holds the low-order part lost from *s so far; the total is *s - *c.
-inline void clforge_accumulate($T* s, $T* c, const $T v)
+static inline void clforge_accumulate($T* s, $T* c, const $T v)
 {
   const $T y = v - *c;
   const $T t = *s + y;
   *c = (t - *s) - y;
   *s = t;
 }
-inline $T clforge_total(const $T s, const $T c) { return s - c; }
+static inline $T clforge_total(const $T s, const $T c) { return s - c; }
 #else
 #define CLFORGE_ZERO CLFORGE_NEUTRAL  // unused
-inline void clforge_accumulate($T* s, $T* c, const $T v) { *s = clforge_reduce(*s, v); }
-inline $T clforge_total(const $T s, const $T c) { return s; }
+static inline void clforge_accumulate($T* s, $T* c, const $T v) { *s = clforge_reduce(*s, v); }
+static inline $T clforge_total(const $T s, const $T c) { return s; }
 #endif
 
 // ---- one value per work-item -> one value per group (valid in work-item 0) ---------------------
-inline $T clforge_group_reduce(local $T* scratch, const $T value)
+static inline $T clforge_group_reduce(local $T* scratch, const $T value)
 {
   const uint lid = get_local_id(0);
   scratch[lid] = value;
@@ -66,7 +66,7 @@ inline $T clforge_group_reduce(local $T* scratch, const $T value)
 // ---- stage 1: group g reduces indices [g * chunk, (g + 1) * chunk) into partials[g] ------------
 // index(k) = first + k * step; the kernel $name passes step 1 so its loads are contiguous.
 // (Local names carry a clforge_ prefix: the user's parameters are in scope here too.)
-inline void clforge_stage1(const ulong clforge_first, const ulong clforge_step,
+static inline void clforge_stage1(const ulong clforge_first, const ulong clforge_step,
                            const ulong clforge_count, const ulong clforge_chunk,
                            global $T* clforge_partials, local $T* clforge_scratch$comma_parameters)
 {
