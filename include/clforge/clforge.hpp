@@ -1,6 +1,7 @@
 // clforge: run-time code generation for OpenCL in C++. Include this one header.
 #pragma once
 
+#include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/array.hpp"
 #include "clforge/context.hpp"
 #include "clforge/device.hpp"

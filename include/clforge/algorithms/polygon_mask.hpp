@@ -1,0 +1,201 @@
+// clforge::polygon_mask: which pixels of a width x height image lie inside a polygon (or many).
+//
+//   cf::polygon_mask masker(ctx);
+//   std::vector<cf::point2f> v = {{10, 10}, {900, 40}, {500, 800}};
+//   cf::array<std::uint8_t> mask = masker(q, v, 1024, 1024);        // 1 inside, 0 outside
+//   masker(q, v, image, 1024, 1024, 0.0f);                          // zero the pixels inside
+//   cf::array<std::uint32_t> labels = masker.labels(q, {a, b, c}, 1024, 1024);
+//
+// Pixel convention (exactly that of polygon_reference.hpp, which tests compare every pixel to):
+// pixel (x, y) of a row-major image is the point (x, y) at integer coordinates. A ray from it to
+// the right crosses edge a -> b when y lies in the half-open range [min(ya, yb), max(ya, yb))
+// and the point lies left of the edge; even-odd (default) or non-zero winding decides inside.
+// Points exactly on an edge follow the half-open rule, so two polygons sharing an edge never
+// both claim a pixel. width and height are at most 2^24 (pixel coordinates exact in float).
+//
+// Code generation: the number of edges, the fill rule, the output type and what is stored are
+// baked into a generated kernel (edges in __constant memory when they fit, the edge loop
+// unrolled up to 64 edges); rows outside a polygon's bounding rows skip its edges; the program
+// comes from the cache on later calls of the same shape. CLFORGE_DUMP_SOURCE=1 prints it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clforge/algorithms/polygon_reference.hpp"
+#include "clforge/array.hpp"
+#include "clforge/types.hpp"
+
+namespace clforge {
+
+struct polygon_mask_options {
+  fill_rule rule = fill_rule::even_odd;
+  /// Kernel formulation; empty: CLFORGE_POLYGON_SHAPE if set, else chosen for the device.
+  ///   "pixel[:P]"     one work-item per P consecutive pixels of a row, testing every edge
+  ///   "span[:P[:G]]"  a work-group of G items per G*P pixels of a row finds the row's edge
+  ///                   crossings once (local memory), then each pixel counts only those
+  std::string shape;
+};
+
+namespace detail {
+template <class T>
+struct same {
+  using type = T;
+};
+/// T in a non-deduced context: the value's type follows the image's.
+template <class T>
+using same_t = typename same<T>::type;
+
+/// What a launch writes into each pixel, from its label (0: outside all, else polygon index+1).
+enum class polygon_store {
+  mask,   ///< every pixel: label ? value : 0
+  paint,  ///< only pixels inside: value; the others keep their contents
+  label   ///< every pixel: the label
+};
+
+/// The polygons of one launch: host vertex lists, or one polygon's vertices on the device.
+struct polygon_input {
+  std::vector<const std::vector<point2f>*> host;
+  const array<float>* device = nullptr;  // x0, y0, x1, y1, ...
+};
+
+struct polygon_mask_state;
+
+/// Validates, generates (or finds) the program and launches it; returns the kernel's event.
+event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polygon_input& in,
+                          cl_mem image, std::size_t image_size, const std::string& out_type,
+                          const void* value, std::size_t value_size, polygon_store store,
+                          std::size_t width, std::size_t height,
+                          const polygon_mask_options& options);
+}  // namespace detail
+
+class polygon_mask {
+ public:
+  polygon_mask() = default;
+  explicit polygon_mask(const context& ctx);
+
+  // ---- one polygon, vertices on the host ({x, y} pairs, closed implicitly) ----
+
+  /// A new width x height mask: 1 inside, 0 outside.
+  array<std::uint8_t> operator()(const queue& q, const std::vector<point2f>& vertices,
+                                 std::size_t width, std::size_t height,
+                                 const polygon_mask_options& options = {}) const {
+    array<std::uint8_t> mask(q, width * height);
+    mask_into(q, vertices, mask, width, height, std::uint8_t{1}, options);
+    return mask;
+  }
+  /// Writes `value` into the pixels of `image` (width x height, row-major) inside the polygon
+  /// and leaves the others as they are (apply a mask in place). Returns the kernel's event.
+  template <class T>
+  event operator()(const queue& q, const std::vector<point2f>& vertices, array<T>& image,
+                   std::size_t width, std::size_t height, detail::same_t<T> value,
+                   const polygon_mask_options& options = {}) const {
+    return run(q, host_one(vertices), image, value, detail::polygon_store::paint, width, height,
+               options);
+  }
+  /// Writes every pixel of `image`: `value` inside, 0 outside. Returns the kernel's event.
+  template <class T>
+  event mask_into(const queue& q, const std::vector<point2f>& vertices, array<T>& image,
+                  std::size_t width, std::size_t height, detail::same_t<T> value = T(1),
+                  const polygon_mask_options& options = {}) const {
+    return run(q, host_one(vertices), image, value, detail::polygon_store::mask, width, height,
+               options);
+  }
+
+  // ---- one polygon, vertices on the device: array<float> of x0, y0, x1, y1, ... ----
+  // The edge table is made on the device (a second small kernel); every row tests the edges
+  // (no bounding-row skip, the host does not see the vertices), and coordinates are not
+  // checked for NaN.
+
+  array<std::uint8_t> operator()(const queue& q, const array<float>& vertices, std::size_t width,
+                                 std::size_t height,
+                                 const polygon_mask_options& options = {}) const {
+    array<std::uint8_t> mask(q, width * height);
+    mask_into(q, vertices, mask, width, height, std::uint8_t{1}, options);
+    return mask;
+  }
+  template <class T>
+  event operator()(const queue& q, const array<float>& vertices, array<T>& image, std::size_t width,
+                   std::size_t height, detail::same_t<T> value,
+                   const polygon_mask_options& options = {}) const {
+    return run(q, device_input(vertices), image, value, detail::polygon_store::paint, width, height,
+               options);
+  }
+  template <class T>
+  event mask_into(const queue& q, const array<float>& vertices, array<T>& image, std::size_t width,
+                  std::size_t height, detail::same_t<T> value = T(1),
+                  const polygon_mask_options& options = {}) const {
+    return run(q, device_input(vertices), image, value, detail::polygon_store::mask, width, height,
+               options);
+  }
+
+  // ---- many polygons in one launch ----
+
+  /// Label image: polygon index + 1 of the last polygon containing the pixel, 0 for none.
+  array<std::uint32_t> labels(const queue& q, const std::vector<std::vector<point2f>>& polygons,
+                              std::size_t width, std::size_t height,
+                              const polygon_mask_options& options = {}) const {
+    array<std::uint32_t> out(q, width * height);
+    labels_into(q, polygons, out, width, height, options);
+    return out;
+  }
+  template <class T>
+  event labels_into(const queue& q, const std::vector<std::vector<point2f>>& polygons,
+                    array<T>& image, std::size_t width, std::size_t height,
+                    const polygon_mask_options& options = {}) const {
+    return run(q, host_input(polygons), image, T(0), detail::polygon_store::label, width, height,
+               options);
+  }
+  /// Union of the polygons: 1 where any polygon contains the pixel, else 0.
+  array<std::uint8_t> union_mask(const queue& q, const std::vector<std::vector<point2f>>& polygons,
+                                 std::size_t width, std::size_t height,
+                                 const polygon_mask_options& options = {}) const {
+    array<std::uint8_t> out(q, width * height);
+    run(q, host_input(polygons), out, std::uint8_t{1}, detail::polygon_store::mask, width, height,
+        options);
+    return out;
+  }
+  /// Writes `value` into the pixels inside any of the polygons.
+  template <class T>
+  event operator()(const queue& q, const std::vector<std::vector<point2f>>& polygons,
+                   array<T>& image, std::size_t width, std::size_t height, detail::same_t<T> value,
+                   const polygon_mask_options& options = {}) const {
+    return run(q, host_input(polygons), image, value, detail::polygon_store::paint, width, height,
+               options);
+  }
+
+  const context& ctx() const;
+
+ private:
+  static detail::polygon_input host_one(const std::vector<point2f>& vertices) {
+    detail::polygon_input in;
+    in.host.push_back(&vertices);
+    return in;
+  }
+  static detail::polygon_input host_input(const std::vector<std::vector<point2f>>& polygons) {
+    detail::polygon_input in;
+    for (const auto& p : polygons) in.host.push_back(&p);
+    return in;
+  }
+  static detail::polygon_input device_input(const array<float>& vertices) {
+    detail::polygon_input in;
+    in.device = &vertices;
+    return in;
+  }
+  template <class T>
+  event run(const queue& q, const detail::polygon_input& in, array<T>& image, T value,
+            detail::polygon_store store, std::size_t width, std::size_t height,
+            const polygon_mask_options& options) const {
+    return detail::launch_polygon_mask(*checked_state(), q, in, image.get(), image.size(),
+                                       type_name<T>(), &value, sizeof(T), store, width, height,
+                                       options);
+  }
+  detail::polygon_mask_state* checked_state() const;
+
+  std::shared_ptr<detail::polygon_mask_state> state_;
+};
+
+}  // namespace clforge

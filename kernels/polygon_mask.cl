@@ -1,0 +1,167 @@
+// clforge polygon mask: which pixels (x, y) of a width x height image lie inside polygons.
+// The rule is the one of include/clforge/algorithms/polygon_reference.hpp: pixel (x, y) is the
+// point (x, y); an edge (lower end x0,y0, upper y1, dx/dy k) is crossed when y0 <= y < y1 and
+// x < x0 + (y - y0) * k. No contraction into FMAs, so every pixel matches the C++ reference.
+#pragma OPENCL FP_CONTRACT OFF
+$fp64_pragma
+
+// ---- what this program was generated for ----
+#define POLYGONS $polygons          // polygons drawn in one launch (label = index + 1, last wins)
+#define EDGES $edges                // edges of the single polygon; 0: read from polys[] instead
+#define NONZERO $nonzero            // 1: non-zero winding rule, 0: even-odd
+#define PIXELS $pixels              // consecutive pixels of a row per work-item
+#define GROUP $group                // work-group size of the span kernel
+typedef $out_type out_t;
+#define EDGE_SPACE $edge_space  // "constant" when the table fits, else "global const"
+// The table: POLYGONS int4 {first edge, end edge, first row, end row}, then the edges
+// (float4 {x at the lower end, lower y, upper y, dx/dy}; y's swapped for downward edges under
+// the non-zero rule).
+#define POLY(p) as_int4(table[p])
+#define EDGE(e) table[POLYGONS + (e)]
+// How a pixel's label (0: outside every polygon) reaches the image.
+#define STORE(out, i, label, value) $store
+
+// Edge e crosses row py: returns its direction (+1 up, -1 down; 1 for even-odd) and sets *xc.
+// An edge that does not cross the row gives 0 and xc = -INFINITY (no pixel lies left of it).
+inline int edge_at_row(float4 e, float py, float* xc) {
+#if NONZERO
+  const float lo = fmin(e.y, e.z), hi = fmax(e.y, e.z);
+  const int dir = e.y < e.z ? 1 : -1;
+#else
+  const float lo = e.y, hi = e.z;
+  const int dir = 1;
+#endif
+  const int crosses = lo <= py && py < hi;
+  *xc = crosses ? e.x + (py - lo) * e.w : -INFINITY;
+  return crosses ? dir : 0;
+}
+
+#if NONZERO
+#define ACCUMULATE(count, px, xc, dir) count += (px < xc) ? dir : 0
+#define INSIDE(count) ((count) != 0)
+#else
+#define ACCUMULATE(count, px, xc, dir) count ^= (px < xc)
+#define INSIDE(count) ((count) & 1)
+#endif
+
+// One work-item per PIXELS consecutive pixels of a row; every edge of a polygon is tested,
+// unless the row lies outside the polygon's bounding rows.
+kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t value,
+                               EDGE_SPACE float4* table) {
+  const uint y = get_global_id(1);
+  const uint x0 = (uint)get_global_id(0) * PIXELS;
+  if (y >= height || x0 >= width) return;
+  const float py = (float)y;
+  int label[PIXELS];
+  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  for (int p = 0; p < POLYGONS; ++p) {
+    const int4 poly = POLY(p);  // first edge, end edge, first row, end row
+    if ((int)y < poly.z || (int)y >= poly.w) continue;
+    int count[PIXELS];
+    for (int k = 0; k < PIXELS; ++k) count[k] = 0;
+#if EDGES
+    $unroll
+    for (int e = 0; e < EDGES; ++e) {
+#else
+    for (int e = poly.x; e < poly.y; ++e) {
+#endif
+      float xc;
+      const int dir = edge_at_row(EDGE(e), py, &xc);
+      for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k), xc, dir);
+    }
+    for (int k = 0; k < PIXELS; ++k)
+      if (INSIDE(count[k])) label[k] = p + 1;
+  }
+  const ulong row = (ulong)y * width;
+  if (x0 + PIXELS <= width) {
+    for (int k = 0; k < PIXELS; ++k) STORE(out, row + x0 + k, label[k], value);
+  } else {
+    for (int k = 0; k < PIXELS; ++k)
+      if (x0 + k < width) STORE(out, row + x0 + k, label[k], value);
+  }
+}
+
+// A work-group per segment of GROUP * PIXELS pixels of one row: the group first finds which
+// edges cross its row (each once, GROUP edges at a time, into local memory), then every pixel
+// counts only those crossings. Work per pixel: the row's crossings instead of every edge.
+kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
+                       EDGE_SPACE float4* table) {
+  local float xs[GROUP];
+#if NONZERO
+  local int dirs[GROUP];
+#endif
+  local int found;
+  const uint y = get_group_id(1);  // the range is exact in y: the whole group has one row
+  const uint lid = get_local_id(0);
+  const uint x0 = (uint)get_group_id(0) * (GROUP * PIXELS) + lid;  // pixels x0 + k * GROUP
+  const float py = (float)y;
+  int label[PIXELS];
+  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  for (int p = 0; p < POLYGONS; ++p) {
+    const int4 poly = POLY(p);
+    if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
+    int count[PIXELS];
+    for (int k = 0; k < PIXELS; ++k) count[k] = 0;
+#if EDGES
+    const int first = 0, end = EDGES;
+#else
+    const int first = poly.x, end = poly.y;
+#endif
+    for (int chunk = first; chunk < end; chunk += GROUP) {
+      if (lid == 0) found = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (chunk + (int)lid < end) {
+        float xc;
+        const int dir = edge_at_row(EDGE(chunk + lid), py, &xc);
+        if (dir != 0) {
+          const int slot = atomic_inc(&found);  // order does not matter: counts only
+          xs[slot] = xc;
+#if NONZERO
+          dirs[slot] = dir;
+#endif
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const int n = found;
+      for (int j = 0; j < n; ++j) {
+        const float xc = xs[j];
+#if NONZERO
+        const int dir = dirs[j];
+#else
+        const int dir = 1;
+#endif
+        for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * GROUP), xc, dir);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites xs
+    }
+    for (int k = 0; k < PIXELS; ++k)
+      if (INSIDE(count[k])) label[k] = p + 1;
+  }
+  if (y >= height) return;
+  const ulong row = (ulong)y * width;
+  for (int k = 0; k < PIXELS; ++k)
+    if (x0 + k * GROUP < width) STORE(out, row + x0 + k * GROUP, label[k], value);
+}
+
+// Edge table from device-side vertices (x0, y0, x1, y1, ...): one work-item per edge, the same
+// canonical form the host makes (make_polygon_edge). The division is done in double where the
+// device has it (correctly rounded float quotient), else as the build options allow.
+kernel void polygon_edges(global const float* v, uint n, global float4* table) {
+  const uint i = get_global_id(0);
+  if (i >= n) return;
+  const uint j = i + 1 == n ? 0 : i + 1;
+  const float ax = v[2 * i], ay = v[2 * i + 1], bx = v[2 * j], by = v[2 * j + 1];
+  if (ay == by) {
+    EDGE(i) = (float4)(0.0f, ay, ay, 0.0f);
+    return;
+  }
+  const int up = ay < by;
+  const float lx = up ? ax : bx, ly = up ? ay : by, hx = up ? bx : ax, hy = up ? by : ay;
+  $divide
+#if NONZERO
+  EDGE(i) = up ? (float4)(lx, ly, hy, k) : (float4)(lx, hy, ly, k);
+#else
+  EDGE(i) = (float4)(lx, ly, hy, k);
+#endif
+}

@@ -1,0 +1,298 @@
+#include "clforge/algorithms/polygon_mask.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "clforge/detail/codegen.hpp"
+#include "clforge/error.hpp"
+
+namespace clforge {
+
+namespace detail {
+
+struct polygon_mask_state {
+  context ctx;
+  std::size_t max_constant_bytes = 0;
+  std::string build_options;  // for the device-side edge table's division
+  std::string divide;         // its division statement
+  std::string fp64_pragma;
+  std::mutex mutex;
+  std::map<std::string, program> programs;  // by generated shape (ctx.build caches too)
+};
+
+namespace {
+
+constexpr std::size_t max_side = std::size_t(1) << 24;  // pixel coordinates exact in float
+constexpr int unroll_limit = 64;                        // edges unrolled up to this count
+
+struct kernel_shape {
+  bool span = false;
+  int pixels = 1;
+  int group = 256;
+  std::string text() const {
+    return std::string(span ? "span:" : "pixel:") + std::to_string(pixels) +
+           (span ? ":" + std::to_string(group) : "");
+  }
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  throw error("polygon_mask: " + what);
+}
+
+kernel_shape parse_shape(const std::string& spec, const device_info& info) {
+  std::string text = spec;
+  if (text.empty()) {
+    const char* env = std::getenv("CLFORGE_POLYGON_SHAPE");
+    if (env && *env) text = env;
+  }
+  kernel_shape s;
+  if (text.empty()) {
+    // Defaults from measurements: see bench/bench_polygon_mask.cpp.
+    if (info.is_gpu()) {
+      s.span = true, s.pixels = 4, s.group = 256;
+    } else {
+      s.span = true, s.pixels = 1, s.group = 256;
+    }
+    return s;
+  }
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+  auto number = [&](std::size_t i, int fallback) {
+    if (parts.size() <= i) return fallback;
+    char* end = nullptr;
+    long v = std::strtol(parts[i].c_str(), &end, 10);
+    if (!end || *end || v < 1 || v > 1024)
+      fail("bad kernel shape \"" + text + "\" (a number from 1 to 1024 expected)");
+    return static_cast<int>(v);
+  };
+  if (parts.empty() || (parts[0] != "pixel" && parts[0] != "span") || parts.size() > 3 ||
+      (parts[0] == "pixel" && parts.size() > 2))
+    fail("bad kernel shape \"" + text + "\" (expected pixel[:P] or span[:P[:G]])");
+  s.span = parts[0] == "span";
+  s.pixels = number(1, 1);
+  s.group = number(2, 256);
+  if (s.pixels > 64) fail("kernel shape \"" + text + "\": at most 64 pixels per work-item");
+  if (s.span && s.group > static_cast<int>(info.max_work_group_size))
+    fail("kernel shape \"" + text + "\": the device allows at most " +
+         std::to_string(info.max_work_group_size) + " work-items per group");
+  return s;
+}
+
+void check_vertices(const std::vector<point2f>& v, std::size_t index, std::size_t count) {
+  const std::string which = count > 1 ? "polygon " + std::to_string(index) + ": " : "";
+  if (v.size() < 3)
+    fail(which + "a polygon needs at least 3 vertices, got " + std::to_string(v.size()));
+  if (v.size() > (std::size_t(1) << 30)) fail(which + "too many vertices");
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i].x) || !std::isfinite(v[i].y))
+      fail(which + "vertex " + std::to_string(i) + " has a coordinate that is not finite (" +
+           std::to_string(v[i].x) + ", " + std::to_string(v[i].y) + ")");
+}
+
+/// Rows [first, end) that can hold pixels inside a polygon whose vertices span [ymin, ymax]
+/// (widened by one row: the skip only has to be conservative).
+void bounding_rows(double ymin, double ymax, std::size_t height, int& first, int& end) {
+  const double h = static_cast<double>(height);
+  first = static_cast<int>(std::clamp(std::floor(ymin), 0.0, h));
+  end = static_cast<int>(std::clamp(std::floor(ymax) + 1.0, 0.0, h));
+}
+
+polygon_edge poly_record(int first_edge, int end_edge, int first_row, int end_row) {
+  const int values[4] = {first_edge, end_edge, first_row, end_row};
+  polygon_edge record;
+  static_assert(sizeof record == sizeof values, "edge records are 16 bytes");
+  std::memcpy(&record, values, sizeof values);
+  return record;
+}
+
+std::string store_statement(polygon_store store) {
+  switch (store) {
+    case polygon_store::mask:
+      return "out[i] = (label) ? (value) : (out_t)0";
+    case polygon_store::paint:
+      return "if (label) out[i] = (value)";
+    case polygon_store::label:
+      return "out[i] = (out_t)(label)";
+  }
+  return {};
+}
+
+}  // namespace
+
+event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polygon_input& in,
+                          cl_mem image, std::size_t image_size, const std::string& out_type,
+                          const void* value, std::size_t value_size, polygon_store store,
+                          std::size_t width, std::size_t height,
+                          const polygon_mask_options& options) {
+  const device_info& info = state.ctx.info();
+  if (q.ctx().identity() != state.ctx.identity())
+    fail("the queue belongs to another context than the polygon_mask");
+  if (width == 0 || height == 0)
+    fail("the image is " + std::to_string(width) + "x" + std::to_string(height) +
+         "; width and height must be at least 1");
+  if (width > max_side || height > max_side)
+    fail("the image is " + std::to_string(width) + "x" + std::to_string(height) +
+         "; width and height must be at most 2^24");
+  if (image_size != width * height)
+    fail("the image array has " + std::to_string(image_size) + " elements, a " +
+         std::to_string(width) + "x" + std::to_string(height) + " image needs " +
+         std::to_string(width * height));
+  const bool nonzero = options.rule == fill_rule::non_zero;
+  const kernel_shape shape = parse_shape(options.shape, info);
+
+  // ---- the table: one int4 per polygon, then the edges ----
+  std::vector<polygon_edge> table;
+  std::size_t polygons = 0, edges_total = 0;
+  if (in.device) {
+    const std::size_t floats = in.device->size();
+    if (floats % 2 != 0)
+      fail("device vertices: the array holds " + std::to_string(floats) +
+           " floats; x, y pairs expected");
+    if (floats / 2 < 3)
+      fail("a polygon needs at least 3 vertices, got " + std::to_string(floats / 2));
+    if (floats / 2 > (std::size_t(1) << 30)) fail("too many vertices");
+    polygons = 1;
+    edges_total = floats / 2;
+    table.push_back(poly_record(0, static_cast<int>(edges_total), 0, static_cast<int>(height)));
+  } else {
+    polygons = in.host.size();
+    for (std::size_t p = 0; p < polygons; ++p) {
+      check_vertices(*in.host[p], p, polygons);
+      edges_total += in.host[p]->size();
+    }
+    if (edges_total >= (std::size_t(1) << 30)) fail("too many vertices in all");
+    table.reserve(polygons + edges_total);
+    int first_edge = 0;
+    for (std::size_t p = 0; p < polygons; ++p) {
+      const std::vector<point2f>& v = *in.host[p];
+      double ymin = v[0].y, ymax = v[0].y;
+      for (const point2f& pt : v)
+        ymin = std::min<double>(ymin, pt.y), ymax = std::max<double>(ymax, pt.y);
+      int first_row, end_row;
+      bounding_rows(ymin, ymax, height, first_row, end_row);
+      const int end_edge = first_edge + static_cast<int>(v.size());
+      table.push_back(poly_record(first_edge, end_edge, first_row, end_row));
+      first_edge = end_edge;
+    }
+    for (std::size_t p = 0; p < polygons; ++p) {
+      std::vector<polygon_edge> e = polygon_edges(in.host[p]->data(), in.host[p]->size(), nonzero);
+      table.insert(table.end(), e.begin(), e.end());
+    }
+  }
+  if (polygons == 0) {  // nothing inside: a mask or label image is all zeros
+    if (store == polygon_store::paint) return {};
+    return translate_cl_errors([&] {
+      cl::Event e;
+      const unsigned char zero = 0;
+      q.cl().enqueueFillBuffer(cl::Buffer(image, true), zero, 0, image_size * value_size, nullptr,
+                               &e);
+      return event(e);
+    });
+  }
+
+  // ---- the program for this shape ----
+  const std::size_t table_bytes = (polygons + edges_total) * sizeof(polygon_edge);
+  const bool in_constant = table_bytes <= state.max_constant_bytes;
+  const std::size_t baked_edges = polygons == 1 ? edges_total : 0;
+  template_values values = {
+      {"polygons", std::to_string(polygons)},
+      {"edges", std::to_string(baked_edges)},
+      {"nonzero", nonzero ? "1" : "0"},
+      {"pixels", std::to_string(shape.pixels)},
+      {"group", std::to_string(shape.group)},
+      {"out_type", out_type},
+      {"edge_space", in_constant ? "constant" : "global const"},
+      {"unroll", baked_edges > 0 && baked_edges <= unroll_limit ? "#pragma unroll" : ""},
+      {"store", store_statement(store)},
+      {"divide", state.divide},
+      {"fp64_pragma", state.fp64_pragma},
+  };
+  std::string key;
+  for (const auto& [name, text] : values) key += text + '\x1f';
+  program prog;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    auto found = state.programs.find(key);
+    if (found != state.programs.end()) {
+      prog = found->second;
+    } else {
+      prog = state.ctx.build(render_kernel("polygon_mask", values), state.build_options);
+      state.programs.emplace(key, prog);
+    }
+  }
+
+  // ---- the table on the device ----
+  array<polygon_edge> device_table(q, polygons + edges_total);
+  if (in.device) {
+    device_table.write(q, table.data(), 0, 1);
+    q.launch(prog.kernel("polygon_edges"), ndrange(edges_total), *in.device,
+             static_cast<cl_uint>(edges_total), device_table);
+  } else {
+    device_table.write(q, table.data(), 0, table.size());
+  }
+
+  // ---- the launch (the output value is passed as raw bytes of its type) ----
+  kernel k = prog.kernel(shape.span ? "polygon_mask_span" : "polygon_mask_pixel");
+  kernel_state& ks = k.state();
+  const std::size_t per_item = static_cast<std::size_t>(shape.pixels);
+  ndrange range(1, 1);
+  if (shape.span) {
+    const std::size_t segment = per_item * static_cast<std::size_t>(shape.group);
+    range = ndrange((width + segment - 1) / segment * shape.group, height);
+    range.with_local(static_cast<std::size_t>(shape.group), 1);
+  } else {
+    range = ndrange((width + per_item - 1) / per_item, height);
+  }
+  resolve_range(ks, range);
+  std::lock_guard<std::mutex> lock(ks.launch_mutex);
+  const cl_uint w = static_cast<cl_uint>(width), h = static_cast<cl_uint>(height);
+  cl_mem table_mem = device_table.get();
+  cl_int code;
+  if ((code = clSetKernelArg(ks.handle(), 0, sizeof(cl_mem), &image)) != CL_SUCCESS ||
+      (code = clSetKernelArg(ks.handle(), 1, sizeof w, &w)) != CL_SUCCESS ||
+      (code = clSetKernelArg(ks.handle(), 2, sizeof h, &h)) != CL_SUCCESS ||
+      (code = clSetKernelArg(ks.handle(), 3, value_size, value)) != CL_SUCCESS ||
+      (code = clSetKernelArg(ks.handle(), 4, sizeof(cl_mem), &table_mem)) != CL_SUCCESS)
+    throw_cl_error("clSetKernelArg", code, "polygon_mask kernel " + ks.name);
+  return enqueue_kernel(q.cl(), ks, range);
+}
+
+}  // namespace detail
+
+polygon_mask::polygon_mask(const context& ctx)
+    : state_(std::make_shared<detail::polygon_mask_state>()) {
+  if (!ctx) throw error("polygon_mask: an empty context");
+  state_->ctx = ctx;
+  const cl::Device& dev = ctx.device();
+  state_->max_constant_bytes = std::min<std::size_t>(
+      dev.getInfo<CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE>(), std::size_t(64) << 10);
+  const cl_device_fp_config fp = dev.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>();
+  // The device-side edge table divides dx / dy; it must round like the host's float division.
+  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) {
+    state_->build_options = "-cl-fp32-correctly-rounded-divide-sqrt";
+    state_->divide = "const float k = (hx - lx) / (hy - ly);";
+  } else if (ctx.info().has_fp64) {
+    // A double quotient of two floats, rounded to float, is the correctly rounded float one.
+    state_->fp64_pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable";
+    state_->divide = "const float k = (float)((double)(hx - lx) / (double)(hy - ly));";
+  } else {
+    state_->divide = "const float k = (hx - lx) / (hy - ly);  // device division precision";
+  }
+}
+
+const context& polygon_mask::ctx() const {
+  return checked_state()->ctx;
+}
+
+detail::polygon_mask_state* polygon_mask::checked_state() const {
+  if (!state_) throw error("polygon_mask: used before being constructed from a context");
+  return state_.get();
+}
+
+}  // namespace clforge
