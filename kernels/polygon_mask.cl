@@ -1,7 +1,8 @@
 // clforge polygon mask: which pixels (x, y) of a width x height image lie inside polygons.
 // The rule is the one of include/clforge/algorithms/polygon_reference.hpp: pixel (x, y) is the
 // point (x, y); an edge (lower end x0,y0, upper y1, dx/dy k) is crossed when y0 <= y < y1 and
-// x < x0 + (y - y0) * k. No contraction into FMAs, so every pixel matches the C++ reference.
+// x - x0 < (y - y0) * k. IEEE float throughout (no a * b + c to contract), so every pixel
+// matches the C++ reference.
 #pragma OPENCL FP_CONTRACT OFF
 $fp64_pragma
 
@@ -21,9 +22,10 @@ typedef $out_type out_t;
 // How a pixel's label (0: outside every polygon) reaches the image.
 #define STORE(out, i, label, value) $store
 
-// Edge e crosses row py: returns its direction (+1 up, -1 down; 1 for even-odd) and sets *xc.
-// An edge that does not cross the row gives 0 and xc = -INFINITY (no pixel lies left of it).
-inline int edge_at_row(float4 e, float py, float* xc) {
+// Edge e crosses row py: returns its direction (+1 up, -1 down; 1 for even-odd) and sets *t:
+// pixel x of the row lies left of the edge when x - e.x < t. An edge that does not cross the
+// row gives 0 and t = -INFINITY (no pixel lies left of it).
+inline int edge_at_row(float4 e, float py, float* t) {
 #if NONZERO
   const float lo = fmin(e.y, e.z), hi = fmax(e.y, e.z);
   const int dir = e.y < e.z ? 1 : -1;
@@ -32,15 +34,15 @@ inline int edge_at_row(float4 e, float py, float* xc) {
   const int dir = 1;
 #endif
   const int crosses = lo <= py && py < hi;
-  *xc = crosses ? e.x + (py - lo) * e.w : -INFINITY;
+  *t = crosses ? (py - lo) * e.w : -INFINITY;
   return crosses ? dir : 0;
 }
 
 #if NONZERO
-#define ACCUMULATE(count, px, xc, dir) count += (px < xc) ? dir : 0
+#define ACCUMULATE(count, px, x0, t, dir) count += (px - x0 < t) ? dir : 0
 #define INSIDE(count) ((count) != 0)
 #else
-#define ACCUMULATE(count, px, xc, dir) count ^= (px < xc)
+#define ACCUMULATE(count, px, x0, t, dir) count ^= (px - x0 < t)
 #define INSIDE(count) ((count) & 1)
 #endif
 
@@ -65,9 +67,10 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
 #else
     for (int e = poly.x; e < poly.y; ++e) {
 #endif
-      float xc;
-      const int dir = edge_at_row(EDGE(e), py, &xc);
-      for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k), xc, dir);
+      const float4 edge = EDGE(e);
+      float t;
+      const int dir = edge_at_row(edge, py, &t);
+      for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k), edge.x, t, dir);
     }
     for (int k = 0; k < PIXELS; ++k)
       if (INSIDE(count[k])) label[k] = p + 1;
@@ -87,7 +90,7 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
 void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
-  local float xs[GROUP];
+  local float xs[GROUP], ts[GROUP];  // the crossings: x - xs[j] < ts[j] is left of edge j
 #if NONZERO
   local int dirs[GROUP];
 #endif
@@ -112,11 +115,13 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
       if (lid == 0) found = 0;
       barrier(CLK_LOCAL_MEM_FENCE);
       if (chunk + (int)lid < end) {
-        float xc;
-        const int dir = edge_at_row(EDGE(chunk + lid), py, &xc);
+        const float4 edge = EDGE(chunk + lid);
+        float t;
+        const int dir = edge_at_row(edge, py, &t);
         if (dir != 0) {
           const int slot = atomic_inc(&found);  // order does not matter: counts only
-          xs[slot] = xc;
+          xs[slot] = edge.x;
+          ts[slot] = t;
 #if NONZERO
           dirs[slot] = dir;
 #endif
@@ -125,13 +130,13 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
       barrier(CLK_LOCAL_MEM_FENCE);
       const int n = found;
       for (int j = 0; j < n; ++j) {
-        const float xc = xs[j];
+        const float xj = xs[j], tj = ts[j];
 #if NONZERO
         const int dir = dirs[j];
 #else
         const int dir = 1;
 #endif
-        for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * GROUP), xc, dir);
+        for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * GROUP), xj, tj, dir);
       }
       barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites xs
     }

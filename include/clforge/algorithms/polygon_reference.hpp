@@ -7,15 +7,15 @@
 //   * every edge a -> b is first put in a canonical form that does not depend on its direction:
 //     lower end (x0, y0), upper end y1, inverse slope k = (x_upper - x0) / (y1 - y0), all float;
 //   * the edge is crossed by the ray going right from (x, y) when y0 <= y < y1 (half-open, so a
-//     horizontal edge is never crossed and a vertex is counted once) and x < x0 + (y - y0) * k;
+//     horizontal edge is never crossed and a vertex is counted once) and x - x0 < (y - y0) * k
+//     (the point lies left of the edge; written so that no a * b + c can become an FMA);
 //   * even-odd: inside when the number of crossings is odd; non-zero: inside when the sum of
 //     the crossed edges' directions (+1 upwards, -1 downwards) is not zero.
 // Because a shared edge is computed the same way for both polygons, two polygons that share an
 // edge never both claim a pixel on it (and never both leave it out).
 //
-// The device evaluates exactly these float operations (FP_CONTRACT off), so its masks are
-// bit-identical to these. Compile this header without contracting a*b+c into an FMA (GCC's
-// default in ISO mode, -std=c++17; with -std=gnu++17 and -mfma add -ffp-contract=off).
+// The device evaluates exactly these float operations (IEEE float, no fast-math), so its masks
+// are bit-identical to these, whatever a compiler's FMA contraction setting.
 #pragma once
 
 #include <cmath>
@@ -64,11 +64,12 @@ inline std::vector<polygon_edge> polygon_edges(const point2f* v, std::size_t n,
   return edges;
 }
 
-/// Where `e` crosses row `py`, and its direction (0 when it does not cross the row).
-inline int polygon_edge_crossing(const polygon_edge& e, float py, float& xc) {
+/// Whether `e` crosses row `py`: its direction (+1 up, -1 down; 0 when it does not cross), and
+/// t = (py - y0) * k: the pixels x of the row left of the edge are those with x - x0 < t.
+inline int polygon_edge_crossing(const polygon_edge& e, float py, float& t) {
   const float lo = e.ya < e.yb ? e.ya : e.yb, hi = e.ya < e.yb ? e.yb : e.ya;
   if (!(lo <= py && py < hi)) return 0;
-  xc = e.x0 + (py - lo) * e.k;
+  t = (py - lo) * e.k;
   return e.ya < e.yb ? 1 : -1;
 }
 }  // namespace detail
@@ -95,9 +96,9 @@ inline std::vector<std::uint8_t> polygon_mask_reference(const std::vector<point2
       const float px = static_cast<float>(x);
       int count = 0;
       for (const detail::polygon_edge& e : edges) {
-        float xc;
-        int dir = detail::polygon_edge_crossing(e, py, xc);
-        if (dir != 0 && px < xc) count += nonzero ? dir : 1;
+        float t;
+        int dir = detail::polygon_edge_crossing(e, py, t);
+        if (dir != 0 && px - e.x0 < t) count += nonzero ? dir : 1;
       }
       mask[static_cast<std::size_t>(y) * width + x] = nonzero ? count != 0 : (count & 1);
     }
@@ -114,27 +115,25 @@ inline std::vector<std::uint32_t> polygon_labels_reference(
     fill_rule rule = fill_rule::even_odd, bool as_union = false) {
   const bool nonzero = rule == fill_rule::non_zero;
   std::vector<std::uint32_t> labels(width * height, 0);
-  std::vector<float> xs;
+  std::vector<float> x0s, ts;
   std::vector<int> dirs;
-  std::vector<int> count(width);
   for (std::size_t p = 0; p < polygons.size(); ++p) {
     const std::vector<detail::polygon_edge> edges =
         detail::polygon_edges(polygons[p].data(), polygons[p].size(), nonzero);
     for (std::size_t y = 0; y < height; ++y) {
       const float py = static_cast<float>(y);
-      xs.clear();
-      dirs.clear();
+      x0s.clear(), ts.clear(), dirs.clear();
       for (const detail::polygon_edge& e : edges) {
-        float xc;
-        if (int dir = detail::polygon_edge_crossing(e, py, xc))
-          xs.push_back(xc), dirs.push_back(dir);
+        float t;
+        if (int dir = detail::polygon_edge_crossing(e, py, t))
+          x0s.push_back(e.x0), ts.push_back(t), dirs.push_back(dir);
       }
-      if (xs.empty()) continue;
+      if (ts.empty()) continue;
       for (std::size_t x = 0; x < width; ++x) {
         const float px = static_cast<float>(x);
         int c = 0;
-        for (std::size_t j = 0; j < xs.size(); ++j)
-          if (px < xs[j]) c += nonzero ? dirs[j] : 1;
+        for (std::size_t j = 0; j < ts.size(); ++j)
+          if (px - x0s[j] < ts[j]) c += nonzero ? dirs[j] : 1;
         if (nonzero ? c != 0 : (c & 1))
           labels[y * width + x] = as_union ? 1u : static_cast<std::uint32_t>(p + 1);
       }
