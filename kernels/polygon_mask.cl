@@ -12,6 +12,7 @@ $fp64_pragma
 #define NONZERO $nonzero            // 1: non-zero winding rule, 0: even-odd
 #define PIXELS $pixels              // consecutive pixels of a row per work-item
 #define GROUP $group                // work-group size of the span kernel
+#define SERIAL_COLLECT $serial      // span: one work-item (1) or all (0) list a row's crossings
 typedef $out_type out_t;
 #define EDGE_SPACE $edge_space  // "constant" when the table fits, else "global const"
 // The table: POLYGONS int4 {first edge, end edge, first row, end row}, then the edges
@@ -112,6 +113,28 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
     const int first = poly.x, end = poly.y;
 #endif
     for (int chunk = first; chunk < end; chunk += GROUP) {
+#if SERIAL_COLLECT
+      // One work-item lists the chunk's crossings in order (CPU devices: no atomics).
+      if (lid == 0) {
+        int n = 0;
+        const int stop = min(end, chunk + GROUP);
+        for (int e = chunk; e < stop; ++e) {
+          const float4 edge = EDGE(e);
+          float t;
+          const int dir = edge_at_row(edge, py, &t);
+          if (dir != 0) {
+            xs[n] = edge.x;
+            ts[n] = t;
+#if NONZERO
+            dirs[n] = dir;
+#endif
+            ++n;
+          }
+        }
+        found = n;
+      }
+#else
+      // Every work-item tests one edge of the chunk and appends a crossing.
       if (lid == 0) found = 0;
       barrier(CLK_LOCAL_MEM_FENCE);
       if (chunk + (int)lid < end) {
@@ -127,6 +150,7 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
 #endif
         }
       }
+#endif
       barrier(CLK_LOCAL_MEM_FENCE);
       const int n = found;
       for (int j = 0; j < n; ++j) {
@@ -147,6 +171,147 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
   const ulong row = (ulong)y * width;
   for (int k = 0; k < PIXELS; ++k)
     if (x0 + k * GROUP < width) STORE(out, row + x0 + k * GROUP, label[k], value);
+}
+
+// The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
+// every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
+// monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
+inline int left_boundary(float x0, float t, int lo, int hi) {
+  const float guess = ceil(x0 + t);
+  int c = guess >= (float)hi ? hi : guess > (float)lo ? (int)guess : lo;  // NaN: lo
+  while (c > lo && !((float)(c - 1) - x0 < t)) --c;
+  while (c < hi && (float)c - x0 < t) ++c;
+  return c;
+}
+
+// A work-group per segment of S = GROUP * PIXELS pixels of one row, for CPU devices: one
+// work-item walks the polygon's edges once, marks where each crossing's "left of the edge"
+// prefix ends in the segment (winding[b - 1] += direction; crossings past the segment go to a
+// base count), then sums the marks from the right; every pixel then reads its count. Work per
+// row segment: edges + S, independent of how many edges cross the row.
+kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+void polygon_mask_fill(global out_t* out, uint width, uint height, out_t value,
+                       EDGE_SPACE float4* table) {
+  local int winding[GROUP * PIXELS];
+  const uint y = get_group_id(1);  // the range is exact in y: the whole group has one row
+  const uint lid = get_local_id(0);
+  const int first_x = (int)get_group_id(0) * (GROUP * PIXELS);  // pixels first_x + lid + k * GROUP
+  const int end_x = first_x + GROUP * PIXELS;
+  const float py = (float)y;
+  int label[PIXELS];
+  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  for (int p = 0; p < POLYGONS; ++p) {
+    const int4 poly = POLY(p);
+    if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
+    for (int k = 0; k < PIXELS; ++k) winding[lid + k * GROUP] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+#if EDGES
+      const int first = 0, end = EDGES;
+#else
+      const int first = poly.x, end = poly.y;
+#endif
+      int base = 0;  // crossings every pixel of the segment lies left of
+      for (int e = first; e < end; ++e) {
+        const float4 edge = EDGE(e);
+        float t;
+        const int dir = edge_at_row(edge, py, &t);
+        if (dir == 0) continue;
+        const int b = left_boundary(edge.x, t, first_x, end_x);
+        if (b == end_x)
+          base += dir;
+        else if (b > first_x)
+          winding[b - 1 - first_x] += dir;
+      }
+      for (int i = GROUP * PIXELS - 1; i >= 0; --i) {
+        base += winding[i];
+        winding[i] = base;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < PIXELS; ++k)
+      if (INSIDE(winding[lid + k * GROUP])) label[k] = p + 1;
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next polygon clears winding
+  }
+  if (y >= height) return;
+  const ulong row = (ulong)y * width;
+  for (int k = 0; k < PIXELS; ++k) {
+    const int x = first_x + (int)lid + k * GROUP;
+    if (x < (int)width) STORE(out, row + x, label[k], value);
+  }
+}
+
+// One work-item (and work-group) per segment of PIXELS pixels of a row, for CPU devices: no
+// barriers, no local memory. As polygon_mask_fill, in private memory, and the right-to-left sum
+// of the marks writes the pixels as it goes.
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void polygon_mask_row(global out_t* out, uint width, uint height, out_t value,
+                      EDGE_SPACE float4* table) {
+  const uint y = get_global_id(1);
+  const int first_x = (int)get_global_id(0) * PIXELS;
+  if (y >= height || first_x >= (int)width) return;
+  const int n = min(PIXELS, (int)width - first_x), end_x = first_x + n;
+  const float py = (float)y;
+  const ulong row = (ulong)y * width + first_x;
+  int marks[PIXELS];
+#if POLYGONS > 1
+  int labels[PIXELS];
+  for (int i = 0; i < n; ++i) labels[i] = 0;
+#endif
+  for (int p = 0; p < POLYGONS; ++p) {
+    const int4 poly = POLY(p);
+    if ((int)y < poly.z || (int)y >= poly.w) {
+#if POLYGONS == 1
+      for (int i = 0; i < n; ++i) STORE(out, row + i, 0, value);
+#endif
+      continue;
+    }
+    for (int i = 0; i < n; ++i) marks[i] = 0;
+#if EDGES
+    const int first = 0, end = EDGES;
+#else
+    const int first = poly.x, end = poly.y;
+#endif
+    int base = 0;
+    for (int e = first; e < end; ++e) {
+      const float4 edge = EDGE(e);
+      float t;
+      const int dir = edge_at_row(edge, py, &t);
+      if (dir == 0) continue;
+      const int b = left_boundary(edge.x, t, first_x, end_x);
+      if (b == end_x)
+        base += dir;
+      else if (b > first_x)
+        marks[b - 1 - first_x] += dir;
+    }
+    // Right to left in blocks of 16 pixels: a block without marks is one value throughout.
+    for (int block = (n - 1) & ~15; block >= 0; block -= 16) {
+      const int stop = min(block + 16, n);
+      int any = 0;
+      for (int i = block; i < stop; ++i) any |= marks[i];
+      if (any == 0) {
+        const int inside = INSIDE(base);
+#if POLYGONS == 1
+        for (int i = block; i < stop; ++i) STORE(out, row + i, inside, value);
+#else
+        if (inside)
+          for (int i = block; i < stop; ++i) labels[i] = p + 1;
+#endif
+        continue;
+      }
+      for (int i = stop - 1; i >= block; --i) {
+        base += marks[i];
+#if POLYGONS == 1
+        STORE(out, row + i, INSIDE(base), value);
+#else
+        if (INSIDE(base)) labels[i] = p + 1;
+#endif
+      }
+    }
+  }
+#if POLYGONS > 1
+  for (int i = 0; i < n; ++i) STORE(out, row + i, labels[i], value);
+#endif
 }
 
 // Edge table from device-side vertices (x0, y0, x1, y1, ...): one work-item per edge, the same

@@ -104,18 +104,26 @@ TEST(polygon_mask, random_polygons_every_pixel) {
     }
 }
 
-// Every kernel formulation (pixel / span, pixels per work-item, group size), unrolled (24) and
-// looped (1000) edge counts.
+// Every kernel formulation (pixel / span / fill / row, pixels per work-item, group size, with
+// rows split into several segments), unrolled (24) and looped (1000) edge counts, labels.
 TEST(polygon_mask, every_kernel_shape) {
-  for (const char* shape : {"pixel:1", "pixel:4", "span:1:64", "span:3:32"})
+  for (const char* shape :
+       {"pixel:1", "pixel:4", "span:1:64", "span:3:32:serial", "fill:4:8", "row:16"}) {
+    cf::polygon_mask_options options;
+    options.shape = shape;
     for (std::size_t n : {24, 1000}) {
-      cf::polygon_mask_options options;
-      options.shape = shape;
       auto v = random_polygon(kind::self_intersecting, n, 301, 97, 100 + n);
       expect_mask(v, 301, 97, options, "self-intersecting");
       auto c = random_polygon(kind::integer, n, 301, 97, 200 + n);
       expect_mask(c, 301, 97, options, "integer");
     }
+    std::vector<std::vector<point2f>> polys = {random_polygon(kind::concave, 9, 301, 97, 1),
+                                               random_polygon(kind::integer, 5, 301, 97, 2),
+                                               random_polygon(kind::convex, 7, 301, 97, 3)};
+    EXPECT_EQ(env().masker.labels(env().q, polys, 301, 97, options).to_host(env().q),
+              cf::polygon_labels_reference(polys, 301, 97))
+        << shape;
+  }
 }
 
 TEST(polygon_mask, even_odd_and_non_zero_on_a_star) {
@@ -139,7 +147,7 @@ TEST(polygon_mask, even_odd_and_non_zero_on_a_star) {
   for (std::size_t i = 0; i < eo.size(); ++i) eo_count += eo[i], nz_count += nz[i];
   EXPECT_LT(eo_count, nz_count);
   // Random self-intersecting polygons under non-zero, both shapes.
-  for (const char* shape : {"pixel:1", "span:1:64"}) {
+  for (const char* shape : {"pixel:1", "span:1:64", "fill:4:8", "row:16"}) {
     non_zero.shape = shape;
     expect_mask(random_polygon(kind::self_intersecting, 24, 301, 97, 9), 301, 97, non_zero,
                 "non-zero");

@@ -31,20 +31,19 @@ constexpr std::size_t max_side = std::size_t(1) << 24;  // pixel coordinates exa
 constexpr int unroll_limit = 64;                        // edges unrolled up to this count
 
 struct kernel_shape {
-  bool span = false;
-  int pixels = 1;
-  int group = 256;
-  std::string text() const {
-    return std::string(span ? "span:" : "pixel:") + std::to_string(pixels) +
-           (span ? ":" + std::to_string(group) : "");
-  }
+  std::string kind = "span";  // "pixel", "span" or "fill"
+  int pixels = 1;             // pixels per work-item
+  int group = 256;            // work-group size (span, fill)
+  bool serial = false;        // span: one work-item lists a row's crossings
+  bool grouped() const { return kind == "span" || kind == "fill"; }
 };
 
 [[noreturn]] void fail(const std::string& what) {
   throw error("polygon_mask: " + what);
 }
 
-kernel_shape parse_shape(const std::string& spec, const device_info& info) {
+/// The shape for a launch: the option, else CLFORGE_POLYGON_SHAPE, else the device's default.
+kernel_shape parse_shape(const std::string& spec, const device_info& info, std::size_t width) {
   std::string text = spec;
   if (text.empty()) {
     const char* env = std::getenv("CLFORGE_POLYGON_SHAPE");
@@ -52,11 +51,14 @@ kernel_shape parse_shape(const std::string& spec, const device_info& info) {
   }
   kernel_shape s;
   if (text.empty()) {
-    // Defaults from measurements: see bench/bench_polygon_mask.cpp.
     if (info.is_gpu()) {
-      s.span = true, s.pixels = 4, s.group = 256;
+      // A group of 256 per 1024 pixels of a row lists the row's crossings in parallel.
+      s.kind = "span", s.pixels = 4, s.group = 256;
     } else {
-      s.span = true, s.pixels = 1, s.group = 256;
+      // CPUs (PoCL): a work-item per row segment finds the row's crossings once, marks where
+      // each one's "left of the edge" prefix ends and sums the marks while it writes. Two
+      // segment lengths only, so that image widths do not each compile a program.
+      s.kind = "row", s.pixels = width <= 1024 ? 1024 : 4096;
     }
     return s;
   }
@@ -67,20 +69,31 @@ kernel_shape parse_shape(const std::string& spec, const device_info& info) {
     if (parts.size() <= i) return fallback;
     char* end = nullptr;
     long v = std::strtol(parts[i].c_str(), &end, 10);
-    if (!end || *end || v < 1 || v > 1024)
-      fail("bad kernel shape \"" + text + "\" (a number from 1 to 1024 expected)");
+    if (!end || *end || v < 1 || v > 16384)
+      fail("bad kernel shape \"" + text + "\" (a number from 1 to 16384 expected)");
     return static_cast<int>(v);
   };
-  if (parts.empty() || (parts[0] != "pixel" && parts[0] != "span") || parts.size() > 3 ||
-      (parts[0] == "pixel" && parts.size() > 2))
-    fail("bad kernel shape \"" + text + "\" (expected pixel[:P] or span[:P[:G]])");
-  s.span = parts[0] == "span";
-  s.pixels = number(1, 1);
-  s.group = number(2, 256);
-  if (s.pixels > 64) fail("kernel shape \"" + text + "\": at most 64 pixels per work-item");
-  if (s.span && s.group > static_cast<int>(info.max_work_group_size))
+  if (parts.size() == 4 && parts[0] == "span" && (parts[3] == "serial" || parts[3] == "atomic")) {
+    s.serial = parts[3] == "serial";
+    parts.pop_back();
+  }
+  if (parts.empty() ||
+      (parts[0] != "pixel" && parts[0] != "span" && parts[0] != "fill" && parts[0] != "row") ||
+      parts.size() > 3 || ((parts[0] == "pixel" || parts[0] == "row") && parts.size() > 2))
+    fail("bad kernel shape \"" + text +
+         "\" (expected pixel[:P], span[:P[:G[:serial|atomic]]], fill[:P[:G]] or row[:P])");
+  s.kind = parts[0];
+  s.pixels = number(1, s.kind == "fill" ? 16 : s.kind == "row" ? 1024 : 1);
+  s.group = number(2, s.kind == "fill" ? 64 : 256);
+  if (s.pixels > (s.kind == "row" ? 16384 : 256))
+    fail("kernel shape \"" + text + "\": too many pixels per work-item");
+  if (s.grouped() && s.group > static_cast<int>(info.max_work_group_size))
     fail("kernel shape \"" + text + "\": the device allows at most " +
          std::to_string(info.max_work_group_size) + " work-items per group");
+  const std::size_t local_bytes = static_cast<std::size_t>(s.group) * s.pixels * sizeof(cl_int);
+  if (s.kind == "fill" && local_bytes + 64 > info.local_mem_bytes)
+    fail("kernel shape \"" + text + "\": needs " + std::to_string(local_bytes) +
+         " bytes of local memory, the device has " + std::to_string(info.local_mem_bytes));
   return s;
 }
 
@@ -144,7 +157,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const kernel_shape shape = parse_shape(options.shape, info);
+  const kernel_shape shape = parse_shape(options.shape, info, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;
@@ -206,6 +219,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
       {"nonzero", nonzero ? "1" : "0"},
       {"pixels", std::to_string(shape.pixels)},
       {"group", std::to_string(shape.group)},
+      {"serial", shape.serial ? "1" : "0"},
       {"out_type", out_type},
       {"edge_space", in_constant ? "constant" : "global const"},
       {"unroll", baked_edges > 0 && baked_edges <= unroll_limit ? "#pragma unroll" : ""},
@@ -238,14 +252,17 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
   }
 
   // ---- the launch (the output value is passed as raw bytes of its type) ----
-  kernel k = prog.kernel(shape.span ? "polygon_mask_span" : "polygon_mask_pixel");
+  kernel k = prog.kernel("polygon_mask_" + shape.kind);
   kernel_state& ks = k.state();
   const std::size_t per_item = static_cast<std::size_t>(shape.pixels);
   ndrange range(1, 1);
-  if (shape.span) {
+  if (shape.grouped()) {
     const std::size_t segment = per_item * static_cast<std::size_t>(shape.group);
     range = ndrange((width + segment - 1) / segment * shape.group, height);
     range.with_local(static_cast<std::size_t>(shape.group), 1);
+  } else if (shape.kind == "row") {
+    range = ndrange((width + per_item - 1) / per_item, height);
+    range.with_local(1, 1);
   } else {
     range = ndrange((width + per_item - 1) / per_item, height);
   }
