@@ -10,6 +10,8 @@ $fp64_pragma
 #define POLYGONS $polygons          // polygons drawn in one launch (label = index + 1, last wins)
 #define EDGES $edges                // edges of the single polygon; 0: read from polys[] instead
 #define NONZERO $nonzero            // 1: non-zero winding rule, 0: even-odd
+#define KERNEL_$kernel 1           // the formulation (pixel, span, fill or row)
+#define WITH_EDGE_KERNEL $edge_kernel   // 1: vertices on the device, edge table made there
 #define PIXELS $pixels              // consecutive pixels of a row per work-item
 #define GROUP $group                // work-group size of the span kernel
 #define SERIAL_COLLECT $serial      // span: one work-item (1) or all (0) list a row's crossings
@@ -47,6 +49,7 @@ inline int edge_at_row(float4 e, float py, float* t) {
 #define INSIDE(count) ((count) & 1)
 #endif
 
+#if KERNEL_pixel
 // One work-item per PIXELS consecutive pixels of a row; every edge of a polygon is tested,
 // unless the row lies outside the polygon's bounding rows.
 kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t value,
@@ -84,7 +87,9 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
       if (x0 + k < width) STORE(out, row + x0 + k, label[k], value);
   }
 }
+#endif
 
+#if KERNEL_span
 // A work-group per segment of GROUP * PIXELS pixels of one row: the group first finds which
 // edges cross its row (each once, GROUP edges at a time, into local memory), then every pixel
 // counts only those crossings. Work per pixel: the row's crossings instead of every edge.
@@ -172,7 +177,9 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
   for (int k = 0; k < PIXELS; ++k)
     if (x0 + k * GROUP < width) STORE(out, row + x0 + k * GROUP, label[k], value);
 }
+#endif
 
+#if KERNEL_fill || KERNEL_row
 // The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
 // every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
 // monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
@@ -183,7 +190,9 @@ inline int left_boundary(float x0, float t, int lo, int hi) {
   while (c < hi && (float)c - x0 < t) ++c;
   return c;
 }
+#endif
 
+#if KERNEL_fill
 // A work-group per segment of S = GROUP * PIXELS pixels of one row, for CPU devices: one
 // work-item walks the polygon's edges once, marks where each crossing's "left of the edge"
 // prefix ends in the segment (winding[b - 1] += direction; crossings past the segment go to a
@@ -240,7 +249,9 @@ void polygon_mask_fill(global out_t* out, uint width, uint height, out_t value,
     if (x < (int)width) STORE(out, row + x, label[k], value);
   }
 }
+#endif
 
+#if KERNEL_row
 // One work-item (and work-group) per segment of PIXELS pixels of a row, for CPU devices: no
 // barriers, no local memory. As polygon_mask_fill, in private memory, and the right-to-left sum
 // of the marks writes the pixels as it goes.
@@ -313,7 +324,9 @@ void polygon_mask_row(global out_t* out, uint width, uint height, out_t value,
   for (int i = 0; i < n; ++i) STORE(out, row + i, labels[i], value);
 #endif
 }
+#endif
 
+#if WITH_EDGE_KERNEL
 // Edge table from device-side vertices (x0, y0, x1, y1, ...): one work-item per edge, the same
 // canonical form the host makes (make_polygon_edge). The division is done in double where the
 // device has it (correctly rounded float quotient), else as the build options allow.
@@ -335,3 +348,4 @@ kernel void polygon_edges(global const float* v, uint n, global float4* table) {
   EDGE(i) = (float4)(lx, ly, hy, k);
 #endif
 }
+#endif

@@ -224,8 +224,10 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
       {"edge_space", in_constant ? "constant" : "global const"},
       {"unroll", baked_edges > 0 && baked_edges <= unroll_limit ? "#pragma unroll" : ""},
       {"store", store_statement(store)},
-      {"divide", state.divide},
-      {"fp64_pragma", state.fp64_pragma},
+      {"kernel", shape.kind},
+      {"edge_kernel", in.device ? "1" : "0"},
+      {"divide", in.device ? state.divide : ""},
+      {"fp64_pragma", in.device ? state.fp64_pragma : ""},
   };
   std::string key;
   for (const auto& [name, text] : values) key += text + '\x1f';
@@ -236,7 +238,8 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
     if (found != state.programs.end()) {
       prog = found->second;
     } else {
-      prog = state.ctx.build(render_kernel("polygon_mask", values), state.build_options);
+      prog = state.ctx.build(render_kernel("polygon_mask", values),
+                             in.device ? state.build_options : std::string());
       state.programs.emplace(key, prog);
     }
   }

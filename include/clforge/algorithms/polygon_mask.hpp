@@ -33,10 +33,18 @@ namespace clforge {
 
 struct polygon_mask_options {
   fill_rule rule = fill_rule::even_odd;
-  /// Kernel formulation; empty: CLFORGE_POLYGON_SHAPE if set, else chosen for the device.
-  ///   "pixel[:P]"     one work-item per P consecutive pixels of a row, testing every edge
-  ///   "span[:P[:G]]"  a work-group of G items per G*P pixels of a row finds the row's edge
-  ///                   crossings once (local memory), then each pixel counts only those
+  /// Kernel formulation; empty: CLFORGE_POLYGON_SHAPE if set, else chosen for the device
+  /// (GPU: "span:4:256"; CPU: "row:1024", or "row:4096" for images wider than 1024).
+  ///   "pixel[:P]"   one work-item per P consecutive pixels of a row, testing every edge
+  ///   "span[:P[:G[:serial|atomic]]]"  a work-group of G per G*P pixels of a row lists the
+  ///                 row's edge crossings once in local memory (all items testing one edge
+  ///                 each and appending atomically, or one item serially), then each pixel
+  ///                 counts only those crossings
+  ///   "fill[:P[:G]]"  a work-group per G*P pixels; one item marks where each crossing's
+  ///                 "left of the edge" prefix ends and prefix-sums the marks (local memory)
+  ///   "row[:P]"     the same in one work-item per P pixels of a row, private memory, the sum
+  ///                 written as it goes (CPUs: no barriers); work per row: edges + pixels
+  /// Every shape gives the same pixels; only speed differs.
   std::string shape;
 };
 
