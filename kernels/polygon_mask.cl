@@ -28,7 +28,7 @@ typedef $out_type out_t;
 // Edge e crosses row py: returns its direction (+1 up, -1 down; 1 for even-odd) and sets *t:
 // pixel x of the row lies left of the edge when x - e.x < t. An edge that does not cross the
 // row gives 0 and t = -INFINITY (no pixel lies left of it).
-inline int edge_at_row(float4 e, float py, float* t) {
+static inline int edge_at_row(float4 e, float py, float* t) {
 #if NONZERO
   const float lo = fmin(e.y, e.z), hi = fmax(e.y, e.z);
   const int dir = e.y < e.z ? 1 : -1;
@@ -183,7 +183,7 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
 // The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
 // every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
 // monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
-inline int left_boundary(float x0, float t, int lo, int hi) {
+static inline int left_boundary(float x0, float t, int lo, int hi) {
   const float guess = ceil(x0 + t);
   int c = guess >= (float)hi ? hi : guess > (float)lo ? (int)guess : lo;  // NaN: lo
   while (c > lo && !((float)(c - 1) - x0 < t)) --c;
