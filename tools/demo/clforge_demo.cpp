@@ -338,6 +338,7 @@ bool scan_exercise(const cf::context& ctx, cf::queue& q, std::uint32_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // the table and the progress lines in order
   const options o = parse(argc, argv);
   cf::context ctx =
       o.device.empty() ? cf::context::create_default() : cf::context::create(o.device);
