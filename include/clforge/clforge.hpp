@@ -1,7 +1,6 @@
 // clforge: run-time code generation for OpenCL in C++. Include this one header.
 #pragma once
 
-#include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/array.hpp"
 #include "clforge/context.hpp"
 #include "clforge/device.hpp"
@@ -14,4 +13,5 @@
 #include "clforge/version.hpp"
 
 #include "clforge/algorithms/elementwise.hpp"
+#include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
