@@ -52,8 +52,10 @@ kernel_shape parse_shape(const std::string& spec, const device_info& info, std::
   kernel_shape s;
   if (text.empty()) {
     if (info.is_gpu()) {
-      // A group of 256 per 1024 pixels of a row lists the row's crossings in parallel.
-      s.kind = "span", s.pixels = 4, s.group = 256;
+      // A group of 128 work-items, 8 pixels each, lists a row's crossings in parallel, then
+      // each pixel counts only those. Measured on the H100 (kernel time, 1024²×24 / 8192²×24 /
+      // 8192²×1000): span:8:128 8.0 / 75 / 928 us, span:4:256 8.6 / 93 / 951 us.
+      s.kind = "span", s.pixels = 8, s.group = 128;
     } else {
       // CPUs (PoCL): a work-item per row segment finds the row's crossings once, marks where
       // each one's "left of the edge" prefix ends and sums the marks while it writes. Two
