@@ -1,0 +1,398 @@
+// scan_kernel, inclusive_scan, exclusive_scan, copy_if, partition against plain C++ references,
+// on both algorithms (look-back and reduce-then-scan), on random data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+
+#include <clforge/clforge.hpp>
+
+namespace cf = clforge;
+
+// A non-commutative, associative operation on 8 bytes (the look-back's flag + fence protocol):
+// composition of affine maps x -> a * x + b modulo 2^32.
+struct affine {
+  cl_uint a, b;
+};
+CLFORGE_DECLARE_TYPE(affine, "affine")
+static const char* kAffinePreamble = "typedef struct { uint a, b; } affine;\n";
+static affine compose(affine f, affine g) {  // f, then g
+  return {g.a * f.a, g.a * f.b + g.b};
+}
+
+namespace {
+
+constexpr cf::scan_algorithm kAlgorithms[] = {cf::scan_algorithm::reduce_then_scan,
+                                              cf::scan_algorithm::lookback};
+const char* name_of(cf::scan_algorithm a) {
+  return a == cf::scan_algorithm::lookback ? "lookback" : "reduce_then_scan";
+}
+
+cf::context& ctx() {
+  static cf::context c = cf::context::create_default();
+  return c;
+}
+cf::queue& q() {
+  static cf::queue qq(ctx());
+  return qq;
+}
+
+std::vector<cl_int> random_ints(std::size_t n, unsigned seed, int lo = -100, int hi = 100) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<cl_int> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+cf::scan_options options_for(cf::scan_algorithm a, const std::string& name = "scan") {
+  cf::scan_options o;
+  o.algorithm = a;
+  o.name = name;
+  return o;
+}
+
+// Sizes around the tile (look-back tile or reduce-then-scan chunk granularity) and primes.
+std::vector<std::size_t> sizes_for(std::size_t tile) {
+  return {0, 1, 2, 31, tile - 1, tile, tile + 1, 2 * tile + 1, 7919, 104729};
+}
+
+template <class T, class Op>
+std::vector<T> inclusive_reference(const std::vector<T>& in, Op op) {
+  std::vector<T> out(in.size());
+  if (in.empty()) return out;
+  out[0] = in[0];
+  for (std::size_t i = 1; i < in.size(); ++i) out[i] = op(out[i - 1], in[i]);
+  return out;
+}
+
+// Index of the first mismatch, or -1.
+template <class T>
+long first_mismatch(const std::vector<T>& got, const std::vector<T>& want) {
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!(got[i] == want[i])) return static_cast<long>(i);
+  return -1;
+}
+
+}  // namespace
+
+TEST(scan, integer_sums_exact_at_tile_edges_both_algorithms) {
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, options_for(alg, "inc"));
+    cf::scan_kernel<cl_int> exc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::exclusive, options_for(alg, "exc"));
+    ASSERT_EQ(inc.algorithm(), alg);
+    for (std::size_t n : sizes_for(inc.tile_size())) {
+      SCOPED_TRACE(std::string(name_of(alg)) + " n=" + std::to_string(n));
+      auto host = random_ints(n, static_cast<unsigned>(n) + 1);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n), z(q(), n);
+      inc(q(), x, y);
+      exc(q(), x, z);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      auto got = y.to_host(q());
+      EXPECT_EQ(first_mismatch(got, want), -1);
+      // exclusive[i] == inclusive[i] - x[i], exclusive[0] == 0
+      auto ex = z.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(ex, want), -1);
+    }
+  }
+}
+
+TEST(scan, ten_million_and_one_both_algorithms) {
+  const std::size_t n = 10'000'001;
+  auto host = random_ints(n, 7);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, options_for(alg, "inc"));
+    cf::array<cl_int> y(q(), n);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    // Calls reuse the look-back state (new epoch, nothing cleared): run again, still exact.
+    y.fill(q(), 12345);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  }
+}
+
+TEST(scan, float_sums_exact_on_dyadic_values_and_bounded_on_random_ones) {
+  const std::size_t n = 200'003;
+  // Multiples of 1/8 in [-8, 8]: every partial sum is exact in float (|sum| < 2^21).
+  std::vector<cl_float> dyadic(n), noisy(n);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d(-64, 64);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& v : dyadic) v = d(rng) / 8.0f;
+  for (auto& v : noisy) v = u(rng);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_kernel<cl_float> inc(ctx(), "global const float* x, global float* y", "x[i]", "a + b",
+                                  "0.0f", "y[i] = item", cf::scan_kind::inclusive,
+                                  options_for(alg, "finc"));
+    auto x = cf::array<cl_float>::from_host(q(), dyadic);
+    cf::array<cl_float> y(q(), n);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(dyadic, std::plus<float>())), -1);
+
+    // Arbitrary floats: the device sums in another order than a serial loop. Any order of
+    // summation whose longest chain of additions has d terms errs by at most
+    // d * 2^-24 * sum|x_j| (Higham, ch. 4). d is below chunk + chunks for reduce-then-scan and
+    // below items + group + tiles for look-back; 2 * sqrt(n) + tile covers both here.
+    auto xn = cf::array<cl_float>::from_host(q(), noisy);
+    inc(q(), xn, y);
+    auto got = y.to_host(q());
+    const double depth = 2 * std::sqrt(double(n)) + double(inc.tile_size()) + 64;
+    double exact = 0, magnitude = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exact += noisy[i];
+      magnitude += std::fabs(noisy[i]);
+      const double bound = depth * std::ldexp(1.0, -24) * magnitude;
+      if (std::fabs(got[i] - exact) > bound) {
+        ADD_FAILURE() << "i=" << i << " got " << got[i] << " want " << exact << " bound " << bound;
+        break;
+      }
+    }
+  }
+}
+
+TEST(scan, max_scan_and_exclusive_identity) {
+  const std::size_t n = 50'001;
+  auto host = random_ints(n, 11, -1'000'000, 1'000'000);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  auto want = inclusive_reference(host, [](int a, int b) { return std::max(a, b); });
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    // Inclusive output and prev_item (always exclusive) from one kernel.
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y, global int* z", "x[i]",
+                              "max(a, b)", "INT_MIN", "y[i] = item; z[i] = prev_item",
+                              cf::scan_kind::inclusive, options_for(alg, "maxscan"));
+    cf::array<cl_int> y(q(), n), z(q(), n);
+    k(q(), x, y, z);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    auto prev = z.to_host(q());
+    EXPECT_EQ(prev[0], INT32_MIN);
+    std::vector<cl_int> shifted(n);
+    shifted[0] = INT32_MIN;
+    std::copy(want.begin(), want.end() - 1, shifted.begin() + 1);
+    EXPECT_EQ(first_mismatch(prev, shifted), -1);
+  }
+}
+
+TEST(scan, struct_scan_with_a_non_commutative_operation) {
+  const std::size_t n = 70'001;
+  std::mt19937 rng(5);
+  std::vector<affine> host(n);
+  for (auto& f : host) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
+  auto want = inclusive_reference(host, compose);
+  auto x = cf::array<affine>::from_host(q(), host);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_options o = options_for(alg, "affine_scan");
+    o.preamble = kAffinePreamble;
+    cf::scan_kernel<affine> k(ctx(), "global const affine* x, global affine* y", "x[i]",
+                              "(affine){b.a * a.a, b.a * a.b + b.b}", "(affine){1u, 0u}",
+                              "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::array<affine> y(q(), n);
+    k(q(), x, y);
+    auto got = y.to_host(q());
+    long bad = -1;
+    for (std::size_t i = 0; i < n && bad < 0; ++i)
+      if (got[i].a != want[i].a || got[i].b != want[i].b) bad = static_cast<long>(i);
+    EXPECT_EQ(bad, -1);
+  }
+}
+
+TEST(scan, segmented_sums_both_algorithms) {
+  const std::size_t n = 30'011;
+  auto host = random_ints(n, 13);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  std::mt19937 rng(17);
+  std::vector<std::pair<std::string, std::vector<cl_uchar>>> patterns;
+  patterns.push_back({"every element starts a segment", std::vector<cl_uchar>(n, 1)});
+  std::vector<cl_uchar> whole(n, 0);
+  patterns.push_back({"one segment, no flag", whole});
+  whole[0] = 1;
+  patterns.push_back({"one segment, flag at 0", whole});
+  std::vector<cl_uchar> random(n), sparse(n);
+  for (auto& f : random) f = rng() % 7 == 0;
+  for (auto& f : sparse) f = rng() % 5000 == 0;
+  patterns.push_back({"random segments", random});
+  patterns.push_back({"long random segments", sparse});
+
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    cf::scan_options o = options_for(alg, "segsum");
+    o.is_segment_start = "flags[i]";
+    cf::scan_kernel<cl_int> inc(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::scan_kernel<cl_int> exc(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::exclusive, o);
+    for (const auto& [what, flags] : patterns) {
+      SCOPED_TRACE(std::string(name_of(alg)) + ": " + what);
+      std::vector<cl_int> want(n);
+      for (std::size_t i = 0; i < n; ++i)
+        want[i] = (i == 0 || flags[i]) ? host[i] : want[i - 1] + host[i];
+      auto f = cf::array<cl_uchar>::from_host(q(), flags);
+      cf::array<cl_int> y(q(), n);
+      inc(q(), x, f, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+      exc(q(), x, f, y);
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    }
+  }
+}
+
+TEST(scan, last_item_is_the_total_on_both_algorithms) {
+  const std::size_t n = 12'345;
+  auto host = random_ints(n, 19);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  const cl_int total = std::accumulate(host.begin(), host.end(), 0);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    // Reversed inclusive sums: y[i] = total - (exclusive at i) = x[i] + ... + x[n-1].
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = last_item - prev_item", cf::scan_kind::inclusive,
+                              options_for(alg, "suffix"));
+    cf::array<cl_int> y(q(), n);
+    k(q(), x, y);
+    auto got = y.to_host(q());
+    EXPECT_EQ(got[0], total);
+    cl_int suffix = 0;
+    long bad = -1;
+    for (std::size_t i = n; i-- > 0;) {
+      suffix += host[i];
+      if (got[i] != suffix && bad < 0) bad = static_cast<long>(i);
+    }
+    EXPECT_EQ(bad, -1);
+  }
+}
+
+TEST(scan, copy_if_and_partition_keep_order) {
+  auto run = [](const char* what) {
+    SCOPED_TRACE(what);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(65'537)}) {
+      auto host = random_ints(n, static_cast<unsigned>(n) + 23);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> out(q(), n);
+      for (const char* pred : {"x > -1000", "x > 1000", "x % 3 == 0"}) {
+        SCOPED_TRACE(std::string(pred) + " n=" + std::to_string(n));
+        std::vector<cl_int> kept, rest;
+        for (std::size_t i = 0; i < n; ++i) {
+          const int v = host[i];
+          const bool keep = std::string(pred) == "x > -1000"  ? v > -1000
+                            : std::string(pred) == "x > 1000" ? v > 1000
+                                                              : v % 3 == 0;
+          (keep ? kept : rest).push_back(v);
+        }
+        std::size_t count = cf::copy_if(q(), x, out, pred);
+        ASSERT_EQ(count, kept.size());
+        auto got = out.to_host(q());
+        got.resize(count);
+        EXPECT_EQ(got, kept);
+        count = cf::partition(q(), x, out, pred);
+        ASSERT_EQ(count, kept.size());
+        got = out.to_host(q());
+        kept.insert(kept.end(), rest.begin(), rest.end());
+        EXPECT_EQ(got, kept);
+      }
+    }
+  };
+  run("automatic algorithm");
+  // The helpers cache kernels per context: a new context sees the forced algorithm.
+  ::setenv("CLFORGE_SCAN_ALGORITHM", "lookback", 1);
+  {
+    cf::context lookback_ctx = cf::context::create_default();
+    cf::queue lq(lookback_ctx);
+    std::vector<cl_int> host = random_ints(100'003, 29);
+    auto x = cf::array<cl_int>::from_host(lq, host);
+    cf::array<cl_int> out(lq, host.size());
+    std::vector<cl_int> kept;
+    for (int v : host)
+      if (v < 0) kept.push_back(v);
+    EXPECT_EQ(cf::copy_if(lq, x, out, "x < 0"), kept.size());
+    auto got = out.to_host(lq);
+    got.resize(kept.size());
+    EXPECT_EQ(got, kept);
+  }
+  ::unsetenv("CLFORGE_SCAN_ALGORITHM");
+}
+
+TEST(scan, inclusive_and_exclusive_helpers_are_cached) {
+  const std::size_t n = 4099;
+  auto host = random_ints(n, 31);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  cf::array<cl_int> y(q(), n);
+  cf::inclusive_scan(q(), x, y);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  const cf::cache_stats before = ctx().program_cache_stats();
+  cf::inclusive_scan(q(), x, y);
+  cf::exclusive_scan(q(), x, y);
+  cf::exclusive_scan(q(), x, y);
+  const cf::cache_stats after = ctx().program_cache_stats();
+  // One new program (the exclusive scan), looked up once: repeated calls touch no cache.
+  EXPECT_EQ(after.memory_hits + after.disk_hits + after.compiles,
+            before.memory_hits + before.disk_hits + before.compiles + 1);
+  for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  // In place, and with another operation.
+  cf::inclusive_scan(q(), x, x, "max(a, b)", "INT_MIN");
+  EXPECT_EQ(first_mismatch(x.to_host(q()),
+                           inclusive_reference(host, [](int a, int b) { return std::max(a, b); })),
+            -1);
+}
+
+TEST(scan, bad_input_is_a_clear_error) {
+  cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item");
+  cf::array<cl_int> x(q(), 100), y(q(), 100), short_y(q(), 99);
+  cf::array<cl_float> wrong(q(), 100);
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const cf::error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  std::string e = message([&] { k(q(), x); });
+  EXPECT_NE(e.find("takes 2 argument(s)"), std::string::npos) << e;
+  e = message([&] { k(q(), x, 3); });
+  EXPECT_NE(e.find("argument 2 (y) expects array<int>"), std::string::npos) << e;
+  e = message([&] { k(q(), x, wrong); });
+  EXPECT_NE(e.find("got array<float>"), std::string::npos) << e;
+  e = message([&] { k(q(), x, short_y); });
+  EXPECT_NE(e.find("(y) has 99 elements"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i] +", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(kAlgorithms[0], "broken"));
+  });
+  EXPECT_NE(e.find("broken"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* n", "x[i]", "a + b", "0",
+                            "n[i] = item");
+  });
+  EXPECT_NE(e.find("reserved"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(kAlgorithms[0], "not a name"));
+  });
+  EXPECT_NE(e.find("not a C identifier"), std::string::npos) << e;
+  cf::array<cl_int> small_out(q(), 10);
+  e = message([&] { cf::copy_if(q(), x, small_out, "x > 0"); });
+  EXPECT_NE(e.find("copy_if: the output has 10 elements"), std::string::npos) << e;
+  e = message([&] { cf::copy_if(q(), x, x, "x > 0"); });
+  EXPECT_NE(e.find("another array"), std::string::npos) << e;
+}
