@@ -214,8 +214,8 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   const std::string snippets =
       std::string(input_expr) + "\n" + std::string(output_stmt) + "\n" + options.is_segment_start;
   for (const parameter& p : e->params)
-    e->indexed.push_back(p.is_pointer && p.address_space != "local" &&
-                         indexes_with_i(snippets, p.name));
+    e->indexed.push_back(options.check_array_lengths && p.is_pointer &&
+                         p.address_space != "local" && indexes_with_i(snippets, p.name));
 
   const device_info& info = ctx.info();
   e->algorithm = algorithm_from_env(options.algorithm);
@@ -295,7 +295,8 @@ void scan_core::check_lengths(std::size_t n, const std::vector<std::size_t>& len
     if (e.indexed[k] && lengths[k] != npos && lengths[k] < n)
       throw error(e.who + ": array argument " + std::to_string(k + 1) + " (" + e.params[k].name +
                   ") has " + std::to_string(lengths[k]) + " elements, but the scan runs over " +
-                  std::to_string(n) + " (the first array's length) and indexes it with [i]");
+                  std::to_string(n) +
+                  " indices and indexes it with [i] (scan_options::check_array_lengths)");
 }
 
 event scan_core::run(const queue& q, std::size_t n, const argument_list& args) const {

@@ -63,6 +63,9 @@ struct scan_options {
   /// this many chunks (0: 16 per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
   std::size_t max_chunks = 0;
+  /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
+  /// where such an access is guarded (e.g. "i < m ? a[i] : b[i - m]").
+  bool check_array_lengths = true;
 };
 
 namespace detail {
@@ -142,6 +145,20 @@ class scan_kernel {
     if (!bound.has_array())
       throw error(core_.who() + ": needs an array argument (its length is the scan's length)");
     const std::size_t n = bound.first_array_length();
+    core_.check_lengths(n, {detail::argument_length(args)...});
+    return core_.launch(q, n, bound);
+  }
+
+  /// Scans over the indices [0, n) given here (PyOpenCL's `size=`), e.g. when the data lies in
+  /// several arrays. Arrays the snippets index with [i] must still hold n elements.
+  template <class... Args>
+  event run(const queue& q, std::size_t n, const Args&... args) const {
+    return launch_n(q, n, args...).last;
+  }
+  template <class... Args>
+  detail::scan_core::events launch_n(const queue& q, std::size_t n, const Args&... args) const {
+    detail::argument_list bound =
+        detail::argument_list::bind(core_.who(), core_.parameters(), args...);
     core_.check_lengths(n, {detail::argument_length(args)...});
     return core_.launch(q, n, bound);
   }
