@@ -396,3 +396,93 @@ TEST(scan, bad_input_is_a_clear_error) {
   e = message([&] { cf::copy_if(q(), x, x, "x > 0"); });
   EXPECT_NE(e.find("another array"), std::string::npos) << e;
 }
+
+namespace {
+template <class T>
+void check_sum_of(cf::scan_algorithm alg, const std::string& name, std::size_t n) {
+  SCOPED_TRACE(cf::type_name<T>() + " " + name_of(alg));
+  const std::string t = cf::type_name<T>();
+  cf::scan_kernel<T> k(ctx(), "global const " + t + "* x, global " + t + "* y", "x[i]", "a + b",
+                       "0", "y[i] = item", cf::scan_kind::inclusive, options_for(alg, name));
+  auto ints = random_ints(n, 37, -20, 20);
+  std::vector<T> host(ints.begin(), ints.end());
+  auto x = cf::array<T>::from_host(q(), host);
+  cf::array<T> y(q(), n);
+  k(q(), x, y);
+  // short wraps on the device as in C++ (computed in int, then truncated).
+  auto want = inclusive_reference(host, [](T a, T b) { return static_cast<T>(a + b); });
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+}
+}  // namespace
+
+TEST(scan, other_scalar_types_both_algorithms) {
+  // 2-byte values share the look-back's 64-bit word with the status; 8-byte ones use the
+  // flag + fence protocol.
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    check_sum_of<cl_short>(alg, "sum_short", 40'009);
+    check_sum_of<cl_long>(alg, "sum_long", 40'009);
+    if (ctx().info().has_fp64) check_sum_of<cl_double>(alg, "sum_double", 40'009);
+  }
+}
+
+TEST(scan, lookback_tile_shapes_from_options_and_environment) {
+  for (auto [items, group] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 32}, {5, 100}}) {
+    SCOPED_TRACE(std::to_string(items) + "x" + std::to_string(group));
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "shaped");
+    o.items_per_thread = items;
+    o.group_size = group;
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::exclusive, o);
+    EXPECT_EQ(k.tile_size(), items * group);
+    for (std::size_t n : {k.tile_size() - 1, k.tile_size() + 1, std::size_t(3001)}) {
+      if (n == 0) continue;
+      auto host = random_ints(n, 41);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n);
+      k(q(), x, y);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1) << "n=" << n;
+    }
+  }
+  ::setenv("CLFORGE_SCAN_TILE", "7x16", 1);
+  cf::scan_kernel<cl_int> from_env(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                   "0", "y[i] = item", cf::scan_kind::inclusive,
+                                   options_for(cf::scan_algorithm::lookback, "shaped"));
+  EXPECT_EQ(from_env.tile_size(), 7u * 16u);
+  ::setenv("CLFORGE_SCAN_TILE", "7by16", 1);
+  EXPECT_THROW(cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                       "0", "y[i] = item", cf::scan_kind::inclusive,
+                                       options_for(cf::scan_algorithm::lookback, "shaped")),
+               cf::error);
+  ::unsetenv("CLFORGE_SCAN_TILE");
+  // A shape that does not fit local memory is refused with the numbers.
+  cf::scan_options huge = options_for(cf::scan_algorithm::lookback, "shaped");
+  huge.items_per_thread = 1 << 20;
+  huge.group_size = 64;
+  try {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive, huge);
+    ADD_FAILURE() << "no error";
+  } catch (const cf::error& e) {
+    EXPECT_NE(std::string(e.what()).find("local memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(scan, two_queues_share_a_kernel) {
+  cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(cf::scan_algorithm::lookback, "inc"));
+  cf::queue other(ctx());
+  const std::size_t n = 20'011;
+  auto host = random_ints(n, 43);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  cf::array<cl_int> y1(q(), n), y2(q(), n);
+  for (int round = 0; round < 3; ++round) {
+    k(q(), x, y1);
+    k(other, x, y2);
+    EXPECT_EQ(first_mismatch(y1.to_host(q()), want), -1);
+    EXPECT_EQ(first_mismatch(y2.to_host(other), want), -1);
+  }
+}
