@@ -26,6 +26,7 @@
 #define CLFORGE_INCLUSIVE $inclusive
 #define CLFORGE_TOTAL_ONLY $total_only   /* pass that only finds last_item */
 #define CLFORGE_HAS_LAST_ITEM $has_last_item
+#define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
 /* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
@@ -63,14 +64,55 @@ inline clforge_t clforge_unpack(ulong clforge_word) {
 }
 #endif
 
+#if CLFORGE_PACKED
+#define CLFORGE_STATE_PARAMS global volatile ulong* clforge_state
+#define CLFORGE_STATE_ARGS clforge_state
+#else
+#define CLFORGE_STATE_PARAMS                                                  \
+  global volatile uint *clforge_status, global volatile clforge_t *clforge_aggregate, \
+      global volatile clforge_t *clforge_inclusive
+#define CLFORGE_STATE_ARGS clforge_status, clforge_aggregate, clforge_inclusive
+#endif
+
+// Publishes tile t's aggregate (AGGREGATE) or inclusive prefix (PREFIX) for this call's epoch.
+inline void clforge_publish(CLFORGE_STATE_PARAMS, uint epoch, uint t, uint status,
+                            clforge_t value) {
+#if CLFORGE_PACKED
+  clforge_state[t] = clforge_pack(CLFORGE_STATUS(epoch, status), value);
+#else
+  if (status == CLFORGE_STATUS_PREFIX)
+    clforge_inclusive[t] = value;
+  else
+    clforge_aggregate[t] = value;
+  write_mem_fence(CLK_GLOBAL_MEM_FENCE);  // the value before the status
+  clforge_status[t] = CLFORGE_STATUS(epoch, status);
+#endif
+}
+
+// Waits until tile p has published in this call (a status of an earlier call, another epoch,
+// reads as "not yet"); returns AGGREGATE or PREFIX and the value in *value.
+inline uint clforge_wait_for(CLFORGE_STATE_PARAMS, uint epoch, uint p, clforge_t* value) {
+  uint status;
+#if CLFORGE_PACKED
+  ulong word;
+  do {
+    word = clforge_state[p];  // value and status in one 64-bit load
+    status = (uint)(word >> 32);
+  } while ((status >> 2) != epoch);
+  *value = clforge_unpack(word);
+#else
+  do {
+    status = clforge_status[p];
+  } while ((status >> 2) != epoch);
+  read_mem_fence(CLK_GLOBAL_MEM_FENCE);  // the status before the value
+  *value = (status & 3u) == CLFORGE_STATUS_PREFIX ? clforge_inclusive[p] : clforge_aggregate[p];
+#endif
+  return status & 3u;
+}
+
 __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clforge_counters,
-#if CLFORGE_PACKED
-    global volatile ulong* clforge_state
-#else
-    global volatile uint* clforge_status, global volatile clforge_t* clforge_aggregate,
-    global volatile clforge_t* clforge_inclusive
-#endif
+    CLFORGE_STATE_PARAMS
 #if CLFORGE_HAS_LAST_ITEM || CLFORGE_TOTAL_ONLY
     , global clforge_t* clforge_total
 #endif
@@ -163,72 +205,81 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  // 4. Publish the tile's aggregate, look back for the exclusive prefix (one work-item).
-  if (clforge_lid == 0) {
-    const clforge_t clforge_tile_sum = clforge_sums[clforge_src + CLFORGE_GROUP - 1];
+  // 4. Publish the tile's aggregate, then look back for the exclusive prefix.
+  const clforge_t clforge_tile_sum = clforge_sums[clforge_src + CLFORGE_GROUP - 1];
 #if CLFORGE_SEGMENTED
-    // A tile holding a segment start does not depend on its predecessors.
-    const int clforge_independent = clforge_tile == 0 || clforge_sum_heads[clforge_src + CLFORGE_GROUP - 1];
+  // A tile holding a segment start does not depend on its predecessors.
+  const int clforge_independent =
+      clforge_tile == 0 || clforge_sum_heads[clforge_src + CLFORGE_GROUP - 1];
 #else
-    const int clforge_independent = clforge_tile == 0;
+  const int clforge_independent = clforge_tile == 0;
 #endif
-#if CLFORGE_PACKED
-    clforge_state[clforge_tile] = clforge_pack(
-        CLFORGE_STATUS(clforge_epoch,
-                       clforge_independent ? CLFORGE_STATUS_PREFIX : CLFORGE_STATUS_AGGREGATE),
-        clforge_tile_sum);
-#else
-    if (clforge_independent)
-      clforge_inclusive[clforge_tile] = clforge_tile_sum;
-    else
-      clforge_aggregate[clforge_tile] = clforge_tile_sum;
-    write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-    clforge_status[clforge_tile] = CLFORGE_STATUS(
-        clforge_epoch, clforge_independent ? CLFORGE_STATUS_PREFIX : CLFORGE_STATUS_AGGREGATE);
-#endif
+  if (clforge_lid == 0) {
+    clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile,
+                    clforge_independent ? CLFORGE_STATUS_PREFIX : CLFORGE_STATUS_AGGREGATE,
+                    clforge_tile_sum);
+    clforge_tile_prefix = clforge_neutral();
+  }
+#if CLFORGE_WINDOW == 1
+  // One work-item walks back: tile p's aggregate joins the prefix until a tile shows its
+  // inclusive prefix. Tile 0 always shows one, so p never passes 0.
+  if (clforge_lid == 0 && clforge_tile > 0) {
     clforge_t clforge_prefix = clforge_neutral();
-    if (clforge_tile > 0) {
-      // Walk back: tile p's aggregate joins the prefix until a tile shows its inclusive prefix.
-      // Tile 0 always shows one, so p never passes 0.
-      // A status of an earlier call (another epoch) reads as "not yet".
-      uint clforge_p = clforge_tile - 1;
-      for (;;) {
-        uint clforge_state_of_p;
-#if CLFORGE_PACKED
-        ulong clforge_word;
-        do {
-          clforge_word = clforge_state[clforge_p];
-          clforge_state_of_p = (uint)(clforge_word >> 32);
-        } while ((clforge_state_of_p >> 2) != clforge_epoch);
-        clforge_state_of_p &= 3u;
-        const clforge_t clforge_published = clforge_unpack(clforge_word);
-#else
-        do {
-          clforge_state_of_p = clforge_status[clforge_p];
-        } while ((clforge_state_of_p >> 2) != clforge_epoch);
-        clforge_state_of_p &= 3u;
-        read_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        const clforge_t clforge_published =
-            clforge_state_of_p == CLFORGE_STATUS_PREFIX ? clforge_inclusive[clforge_p] : clforge_aggregate[clforge_p];
-#endif
-        clforge_prefix = clforge_op(clforge_published, clforge_prefix);
-        if (clforge_state_of_p == CLFORGE_STATUS_PREFIX) break;
-        --clforge_p;
-      }
-      if (!clforge_independent) {
-#if CLFORGE_PACKED
-        clforge_state[clforge_tile] = clforge_pack(CLFORGE_STATUS(clforge_epoch, CLFORGE_STATUS_PREFIX),
-                                           clforge_op(clforge_prefix, clforge_tile_sum));
-#else
-        clforge_inclusive[clforge_tile] = clforge_op(clforge_prefix, clforge_tile_sum);
-        write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        clforge_status[clforge_tile] = CLFORGE_STATUS(clforge_epoch, CLFORGE_STATUS_PREFIX);
-#endif
-      }
+    for (uint clforge_p = clforge_tile - 1;; --clforge_p) {
+      clforge_t clforge_published;
+      const uint clforge_status_of_p =
+          clforge_wait_for(CLFORGE_STATE_ARGS, clforge_epoch, clforge_p, &clforge_published);
+      clforge_prefix = clforge_op(clforge_published, clforge_prefix);
+      if (clforge_status_of_p == CLFORGE_STATUS_PREFIX) break;
     }
     clforge_tile_prefix = clforge_prefix;
+    if (!clforge_independent)
+      clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_STATUS_PREFIX,
+                      clforge_op(clforge_prefix, clforge_tile_sum));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#else
+  // WINDOW work-items read WINDOW predecessors at once; work-item 0 folds them in order until
+  // one shows its inclusive prefix. Every tile below a PREFIX tile has published, so waiting
+  // for the whole window is short. The loop is uniform: all work-items reach every barrier.
+  local clforge_t clforge_window_value[CLFORGE_WINDOW];
+  local uint clforge_window_status[CLFORGE_WINDOW];
+  local uint clforge_window_end;
+  local int clforge_window_done;
+  if (clforge_lid == 0) {
+    clforge_window_end = clforge_tile;
+    clforge_window_done = clforge_tile == 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  while (!clforge_window_done) {
+    if (clforge_lid < CLFORGE_WINDOW) {
+      clforge_t clforge_published = clforge_neutral();
+      uint clforge_status_of_p = 0;
+      if (clforge_window_end > clforge_lid)
+        clforge_status_of_p = clforge_wait_for(CLFORGE_STATE_ARGS, clforge_epoch,
+                                               clforge_window_end - 1 - clforge_lid,
+                                               &clforge_published);
+      clforge_window_value[clforge_lid] = clforge_published;
+      clforge_window_status[clforge_lid] = clforge_status_of_p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (clforge_lid == 0) {
+      clforge_t clforge_prefix = clforge_tile_prefix;
+      int clforge_done = 0;
+      for (uint clforge_k = 0; clforge_k < CLFORGE_WINDOW && !clforge_done; ++clforge_k) {
+        clforge_prefix = clforge_op(clforge_window_value[clforge_k], clforge_prefix);
+        clforge_done = clforge_window_status[clforge_k] == CLFORGE_STATUS_PREFIX;
+      }
+      clforge_tile_prefix = clforge_prefix;
+      clforge_window_end -= CLFORGE_WINDOW;
+      clforge_window_done = clforge_done;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (clforge_lid == 0 && !clforge_independent)
+    clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_STATUS_PREFIX,
+                    clforge_op(clforge_tile_prefix, clforge_tile_sum));
+#endif
 
   // 5. Final values into local memory: tile prefix, then the work-items before, then own items.
   {

@@ -486,3 +486,53 @@ TEST(scan, two_queues_share_a_kernel) {
     EXPECT_EQ(first_mismatch(y2.to_host(other), want), -1);
   }
 }
+
+TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
+  const std::size_t n = 30'011;
+  auto host = random_ints(n, 47);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  std::vector<cl_uchar> flags(n);
+  std::mt19937 rng(53);
+  for (auto& f : flags) f = rng() % 900 == 0;
+  auto d_flags = cf::array<cl_uchar>::from_host(q(), flags);
+  std::vector<affine> maps(n);
+  for (auto& f : maps) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
+  auto d_maps = cf::array<affine>::from_host(q(), maps);
+  for (std::size_t window : {std::size_t(8), std::size_t(64)}) {
+    SCOPED_TRACE("window " + std::to_string(window));
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "windowed");
+    o.lookback_window = window;
+    o.items_per_thread = 2;  // small tiles: many tiles, long look-backs
+    o.group_size = 64;
+    cf::scan_kernel<cl_int> sum(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::array<cl_int> y(q(), n);
+    sum(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
+
+    cf::scan_options so = o;
+    so.is_segment_start = "flags[i]";
+    cf::scan_kernel<cl_int> seg(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::inclusive, so);
+    seg(q(), x, d_flags, y);
+    std::vector<cl_int> want(n);
+    for (std::size_t i = 0; i < n; ++i)
+      want[i] = (i == 0 || flags[i]) ? host[i] : want[i - 1] + host[i];
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+
+    cf::scan_options ao = o;
+    ao.preamble = kAffinePreamble;
+    cf::scan_kernel<affine> composed(ctx(), "global const affine* x, global affine* y", "x[i]",
+                                     "(affine){b.a * a.a, b.a * a.b + b.b}", "(affine){1u, 0u}",
+                                     "y[i] = item", cf::scan_kind::inclusive, ao);
+    cf::array<affine> ya(q(), n);
+    composed(q(), d_maps, ya);
+    auto got = ya.to_host(q());
+    auto expected = inclusive_reference(maps, compose);
+    long bad = -1;
+    for (std::size_t i = 0; i < n && bad < 0; ++i)
+      if (got[i].a != expected[i].a || got[i].b != expected[i].b) bad = static_cast<long>(i);
+    EXPECT_EQ(bad, -1);
+  }
+}

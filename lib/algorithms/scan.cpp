@@ -104,6 +104,7 @@ struct scan_engine {
   scan_algorithm algorithm = scan_algorithm::automatic;
   bool segmented = false, uses_last_item = false, packed = false;
   std::size_t items = 0, group = 0;             // look-back tile shape
+  std::size_t window = 1;                       // look-back work-items
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   program main_program, total_program;
@@ -140,13 +141,28 @@ void validate(const scan_engine& e, const scan_options& options) {
 // Local memory the look-back kernel needs for a tile shape.
 std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::size_t group) {
   const std::size_t tile = items * group;
-  std::size_t bytes = (tile + tile / 32) * e.type.size + 2 * group * e.type.size + 64 + e.type.size;
+  // values (padded), work-item sums (ping-pong), tile prefix, look-back window, small scalars
+  std::size_t bytes = (tile + tile / 32) * e.type.size + 2 * group * e.type.size + e.type.size +
+                      e.window * (e.type.size + 4) + 64;
   if (e.segmented) bytes += tile + 2 * group;
   return bytes;
 }
 
 void choose_tile(scan_engine& e, const scan_options& options) {
   const device_info& info = e.ctx.info();
+  std::size_t window = options.lookback_window;
+  if (!window) {
+    if (const char* env = std::getenv("CLFORGE_SCAN_WINDOW"); env && *env) {
+      char* end = nullptr;
+      window = std::strtoul(env, &end, 10);
+      if (*end || !window)
+        throw error(std::string("CLFORGE_SCAN_WINDOW=\"") + env + "\": expected a count above 0");
+    } else {
+      window = 1;
+    }
+  }
+  e.window = window;
+
   std::size_t items = options.items_per_thread, group = options.group_size;
   const bool from_options = items || group;
   std::size_t env_items = 0, env_group = 0;
@@ -174,6 +190,8 @@ void choose_tile(scan_engine& e, const scan_options& options) {
   }
   e.items = items;
   e.group = group;
+
+  e.window = std::min(e.window, group);
 }
 
 program build(const scan_engine& e, const std::string& source, const std::string& options) {
@@ -242,6 +260,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     choose_tile(*e, options);
     values["group_size"] = std::to_string(e->group);
     values["items_per_thread"] = std::to_string(e->items);
+    values["lookback_window"] = std::to_string(e->window);
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";

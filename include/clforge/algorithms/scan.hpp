@@ -59,6 +59,9 @@ struct scan_options {
   /// CLFORGE_SCAN_TILE environment variable ("40x256") or the per-type default.
   std::size_t items_per_thread = 0;
   std::size_t group_size = 0;
+  /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
+  /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW or 1.
+  std::size_t lookback_window = 0;
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
   /// this many chunks (0: 16 per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
