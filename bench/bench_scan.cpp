@@ -5,10 +5,12 @@
 // are written (2 bytes on average); the 4-byte count read back is left out. The clforge time is
 // the device time of the whole call (first to last command); the count's read-back is not in it.
 //
-// Tile shapes of the look-back (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP sets the shape of the
-// "clforge" cases; CLFORGE_BENCH_SCAN_TILES="40x256,32x256,20x512" adds one extra impl per shape
-// ("clforge_40x256", ...) to the int32 job, so one run compares shapes.
+// Tile shapes of the look-back (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP (and CLFORGE_SCAN_WINDOW)
+// set the shape of the "clforge" cases; CLFORGE_BENCH_SCAN_TILES="40x256,32x256,40x256w32" adds
+// one impl per shape ("clforge_40x256", "clforge_40x256w32": ITEMSxGROUP[wWINDOW]) to the int32
+// job, so one run compares shapes.
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -31,12 +33,13 @@ std::vector<T> inputs(std::size_t n) {
 }
 
 template <class T>
-run_fn clforge_scan(std::size_t n, std::size_t items, std::size_t group) {
+run_fn clforge_scan(std::size_t n, std::size_t items, std::size_t group, std::size_t window = 0) {
   const std::string type = cf::type_name<T>();
   cf::scan_options o;
   o.name = "inclusive_scan_bench";
   o.items_per_thread = items;
   o.group_size = group;
+  o.lookback_window = window;
   auto k = std::make_shared<cf::scan_kernel<T>>(
       ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", "a + b", "0",
       "out[i] = item", cf::scan_kind::inclusive, o);
@@ -126,16 +129,24 @@ run_fn clforge_copy_if(std::size_t n) {
   };
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> extra_tiles() {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
+struct tile_variant {
+  std::string label;
+  std::size_t items, group, window;
+};
+std::vector<tile_variant> extra_tiles() {
+  std::vector<tile_variant> out;
   const char* env = std::getenv("CLFORGE_BENCH_SCAN_TILES");
   if (!env) return out;
   std::stringstream list(env);
   std::string item;
   while (std::getline(list, item, ',')) {
-    std::size_t x = item.find('x');
-    if (x == std::string::npos) continue;
-    out.emplace_back(std::stoul(item.substr(0, x)), std::stoul(item.substr(x + 1)));
+    tile_variant v{item, 0, 0, 0};
+    if (std::sscanf(item.c_str(), "%zux%zuw%zu", &v.items, &v.group, &v.window) < 2) {
+      std::fprintf(stderr, "CLFORGE_BENCH_SCAN_TILES: skipping \"%s\" (ITEMSxGROUP[wWINDOW])\n",
+                   item.c_str());
+      continue;
+    }
+    out.push_back(v);
   }
   return out;
 }
@@ -146,11 +157,9 @@ void register_cases() {
   add_case({"inclusive_scan_float32", "clforge", 8.0,
             [](std::size_t n) { return clforge_scan<float>(n, 0, 0); }});
   add_case({"copy_if_50", "clforge", 6.0, clforge_copy_if});
-  for (auto [items, group] : extra_tiles()) {
-    add_case({"inclusive_scan_int32",
-              "clforge_" + std::to_string(items) + "x" + std::to_string(group), 8.0,
-              [items = items, group = group](std::size_t n) {
-                return clforge_scan<std::int32_t>(n, items, group);
+  for (const tile_variant& v : extra_tiles()) {
+    add_case({"inclusive_scan_int32", "clforge_" + v.label, 8.0, [v](std::size_t n) {
+                return clforge_scan<std::int32_t>(n, v.items, v.group, v.window);
               }});
   }
 #ifdef CLFORGE_BENCH_HAVE_OPENMP

@@ -276,7 +276,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   } else {
     e->granularity = options.chunk_granularity ? options.chunk_granularity : 1024;
     e->max_chunks = options.max_chunks ? options.max_chunks
-                    : info.is_cpu()    ? std::max<std::size_t>(1, 16 * info.compute_units)
+                    : info.is_cpu()    ? std::max<std::size_t>(1, 32 * info.compute_units)
                                        : 4096;
     e->rts_local = info.is_cpu() ? 1 : 64;
     values["reduce_name"] = e->name + "_reduce";

@@ -63,7 +63,7 @@ struct scan_options {
   /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW or 1.
   std::size_t lookback_window = 0;
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
-  /// this many chunks (0: 16 per compute unit on CPUs, 4096 on other devices).
+  /// this many chunks (0: 32 per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
   std::size_t max_chunks = 0;
   /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
