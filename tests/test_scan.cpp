@@ -323,6 +323,12 @@ TEST(scan, copy_if_and_partition_keep_order) {
     auto got = out.to_host(lq);
     got.resize(kept.size());
     EXPECT_EQ(got, kept);
+    // partition needs last_item: on look-back that is a first pass, then the scan.
+    const std::size_t negatives = kept.size();
+    for (int v : host)
+      if (v >= 0) kept.push_back(v);
+    EXPECT_EQ(cf::partition(lq, x, out, "x < 0"), negatives);
+    EXPECT_EQ(out.to_host(lq), kept);
   }
   ::unsetenv("CLFORGE_SCAN_ALGORITHM");
 }
