@@ -175,7 +175,9 @@ class scan_kernel {
 };
 
 namespace detail {
-/// A scan_kernel cached per (context, value type, key), built on first use.
+/// A scan_kernel cached per (context, value type, key), built on first use. Entries live until
+/// the program exits (and keep their context alive); the algorithm and tile shape are fixed when
+/// an entry is built (CLFORGE_SCAN_* read then).
 std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
                                   std::shared_ptr<void> (*make)(const context&, const void*),
                                   const void* make_argument);
