@@ -542,3 +542,25 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
     EXPECT_EQ(bad, -1);
   }
 }
+
+TEST(scan, reduce_then_scan_lanes_and_chunks) {
+  for (std::size_t lanes : {std::size_t(1), std::size_t(3), std::size_t(8)}) {
+    cf::scan_options o = options_for(cf::scan_algorithm::reduce_then_scan, "chunked");
+    o.lanes = lanes;
+    o.chunk_granularity = 16;
+    o.max_chunks = 10;
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::exclusive, o);
+    for (std::size_t n :
+         {std::size_t(1), std::size_t(15), std::size_t(17), std::size_t(161), std::size_t(5003)}) {
+      SCOPED_TRACE("lanes " + std::to_string(lanes) + " n=" + std::to_string(n));
+      auto host = random_ints(n, 59);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n);
+      k(q(), x, y);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    }
+  }
+}

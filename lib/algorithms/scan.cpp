@@ -107,6 +107,7 @@ struct scan_engine {
   std::size_t window = 1;                       // look-back work-items
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
+  std::size_t lanes = 1;  // chunks per work-item, walked side by side
   program main_program, total_program;
   kernel main, total, reduce, spine;
 
@@ -275,10 +276,16 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     }
   } else {
     e->granularity = options.chunk_granularity ? options.chunk_granularity : 1024;
+    // Floating-point chains are latency-bound on a CPU (the compiler may not reassociate):
+    // 4 lanes ran float scans 1.35x faster on PoCL; integer scans gained nothing, 8 lanes lost.
+    const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
+    e->lanes = options.lanes ? options.lanes : info.is_cpu() && floating ? 4 : 1;
+    // CPUs: 32 work-items per compute unit (balance when other work shares the cores).
     e->max_chunks = options.max_chunks ? options.max_chunks
-                    : info.is_cpu()    ? std::max<std::size_t>(1, 32 * info.compute_units)
-                                       : 4096;
+                    : info.is_cpu() ? std::max<std::size_t>(1, 32 * info.compute_units) * e->lanes
+                                    : 4096;
     e->rts_local = info.is_cpu() ? 1 : 64;
+    values["lanes"] = std::to_string(e->lanes);
     values["reduce_name"] = e->name + "_reduce";
     values["spine_name"] = e->name + "_spine";
     e->main_program = build(*e, render_kernel("scan_rts", values), options.build_options);
@@ -419,7 +426,7 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
   const std::size_t chunks = (n + chunk - 1) / chunk;
   std::shared_ptr<cl::Buffer> sums = allocate(ctx, (chunks + 1) * type.size);
   std::shared_ptr<cl::Buffer> heads = allocate(ctx, chunks);
-  const ndrange range = ndrange(chunks).with_local(rts_local);
+  const ndrange range = ndrange((chunks + lanes - 1) / lanes).with_local(rts_local);
   *first = launch_with(q, reduce, range, [&](kernel_state& ks) {
     args.set_on(ks.handle(), 0);
     cl_uint index = static_cast<cl_uint>(args.count());

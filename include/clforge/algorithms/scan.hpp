@@ -63,9 +63,12 @@ struct scan_options {
   /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW or 1.
   std::size_t lookback_window = 0;
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
-  /// this many chunks (0: 32 per compute unit on CPUs, 4096 on other devices).
+  /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
   std::size_t max_chunks = 0;
+  /// Reduce-then-scan: chunks one work-item walks side by side, so their chains of operations
+  /// overlap (0: 4 for float and double on CPUs, else 1).
+  std::size_t lanes = 0;
   /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
   /// where such an access is guarded (e.g. "i < m ? a[i] : b[i - m]").
   bool check_array_lengths = true;
