@@ -35,8 +35,26 @@ kernel void $reduce_name($user_parameters ulong n, ulong clforge_chunk, ulong cl
       clforge_acc[clforge_l] = clforge_neutral();
       clforge_any_head[clforge_l] = 0;
     }
-    for (ulong clforge_k = 0; clforge_k < clforge_chunk; ++clforge_k) {
+    // Two loops with the same body: all lanes full (no bounds check, the loop the compiler
+    // vectorizes), then the rest, checked (only the last work-item has a rest).
+    const ulong clforge_full =
+        (clforge_first + CLFORGE_LANES) * clforge_chunk <= n ? clforge_chunk : 0;
+    for (ulong clforge_k = 0; clforge_k < clforge_full; ++clforge_k) {
 #pragma unroll
+      for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
+        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const clforge_t clforge_value = ($input_expr);
+#if CLFORGE_SEGMENTED
+        const uchar clforge_head = ($is_segment_start) ? 1 : 0;
+        clforge_acc[clforge_l] =
+            clforge_head ? clforge_value : clforge_op(clforge_acc[clforge_l], clforge_value);
+        clforge_any_head[clforge_l] |= clforge_head;
+#else
+        clforge_acc[clforge_l] = clforge_op(clforge_acc[clforge_l], clforge_value);
+#endif
+      }
+    }
+    for (ulong clforge_k = clforge_full; clforge_k < clforge_chunk; ++clforge_k) {
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
         const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
         if (i < n) {
@@ -84,8 +102,38 @@ kernel void $name($user_parameters ulong n, ulong clforge_chunk, ulong clforge_c
       clforge_acc[clforge_l] = clforge_first + clforge_l < clforge_chunks
                                    ? clforge_sums[clforge_first + clforge_l]
                                    : clforge_neutral();
-    for (ulong clforge_k = 0; clforge_k < clforge_chunk; ++clforge_k) {
+    // As in the reduction: all lanes full first, then the checked rest.
+    const ulong clforge_full =
+        (clforge_first + CLFORGE_LANES) * clforge_chunk <= n ? clforge_chunk : 0;
+    for (ulong clforge_k = 0; clforge_k < clforge_full; ++clforge_k) {
 #pragma unroll
+      for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
+        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        {
+          const clforge_t clforge_value = ($input_expr);
+          clforge_t prev_item = clforge_acc[clforge_l];
+#if CLFORGE_SEGMENTED
+          if ($is_segment_start) {
+            prev_item = clforge_neutral();
+            clforge_acc[clforge_l] = clforge_value;
+          } else {
+            clforge_acc[clforge_l] = clforge_op(clforge_acc[clforge_l], clforge_value);
+          }
+#else
+          clforge_acc[clforge_l] = clforge_op(clforge_acc[clforge_l], clforge_value);
+#endif
+#if CLFORGE_INCLUSIVE
+          const clforge_t item = clforge_acc[clforge_l];
+#else
+          const clforge_t item = prev_item;
+#endif
+          {
+            $output_statement;
+          }
+        }
+      }
+    }
+    for (ulong clforge_k = clforge_full; clforge_k < clforge_chunk; ++clforge_k) {
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
         const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
         if (i < n) {

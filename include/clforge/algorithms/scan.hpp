@@ -67,7 +67,7 @@ struct scan_options {
   std::size_t chunk_granularity = 0;
   std::size_t max_chunks = 0;
   /// Reduce-then-scan: chunks one work-item walks side by side, so their chains of operations
-  /// overlap (0: 4 for float and double on CPUs, else 1).
+  /// overlap (0: 2 for float and double on CPUs, else 1).
   std::size_t lanes = 0;
   /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
   /// where such an access is guarded (e.g. "i < m ? a[i] : b[i - m]").
