@@ -7,8 +7,8 @@
 //
 // Tile shapes of the look-back (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP (and CLFORGE_SCAN_WINDOW)
 // set the shape of the "clforge" cases; CLFORGE_BENCH_SCAN_TILES="40x256,32x256,40x256w32" adds
-// one impl per shape ("clforge_40x256", "clforge_40x256w32": ITEMSxGROUP[wWINDOW]) to the int32
-// job, so one run compares shapes.
+// one impl per shape ("clforge_40x256", "clforge_40x256w32l": ITEMSxGROUP[wWINDOW][l], l: items
+// scanned in local memory instead of registers) to the int32 job, so one run compares shapes.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +33,15 @@ std::vector<T> inputs(std::size_t n) {
 }
 
 template <class T>
-run_fn clforge_scan(std::size_t n, std::size_t items, std::size_t group, std::size_t window = 0) {
+run_fn clforge_scan(std::size_t n, std::size_t items, std::size_t group, std::size_t window = 0,
+                    bool in_local = false) {
   const std::string type = cf::type_name<T>();
   cf::scan_options o;
   o.name = "inclusive_scan_bench";
   o.items_per_thread = items;
   o.group_size = group;
   o.lookback_window = window;
+  if (in_local) o.lookback_in_registers = 0;
   auto k = std::make_shared<cf::scan_kernel<T>>(
       ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", "a + b", "0",
       "out[i] = item", cf::scan_kind::inclusive, o);
@@ -132,6 +134,7 @@ run_fn clforge_copy_if(std::size_t n) {
 struct tile_variant {
   std::string label;
   std::size_t items, group, window;
+  bool in_local;
 };
 std::vector<tile_variant> extra_tiles() {
   std::vector<tile_variant> out;
@@ -140,7 +143,7 @@ std::vector<tile_variant> extra_tiles() {
   std::stringstream list(env);
   std::string item;
   while (std::getline(list, item, ',')) {
-    tile_variant v{item, 0, 0, 0};
+    tile_variant v{item, 0, 0, 0, !item.empty() && item.back() == 'l'};
     if (std::sscanf(item.c_str(), "%zux%zuw%zu", &v.items, &v.group, &v.window) < 2) {
       std::fprintf(stderr, "CLFORGE_BENCH_SCAN_TILES: skipping \"%s\" (ITEMSxGROUP[wWINDOW])\n",
                    item.c_str());
@@ -159,7 +162,7 @@ void register_cases() {
   add_case({"copy_if_50", "clforge", 6.0, clforge_copy_if});
   for (const tile_variant& v : extra_tiles()) {
     add_case({"inclusive_scan_int32", "clforge_" + v.label, 8.0, [v](std::size_t n) {
-                return clforge_scan<std::int32_t>(n, v.items, v.group, v.window);
+                return clforge_scan<std::int32_t>(n, v.items, v.group, v.window, v.in_local);
               }});
   }
 #ifdef CLFORGE_BENCH_HAVE_OPENMP

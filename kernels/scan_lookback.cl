@@ -27,6 +27,7 @@
 #define CLFORGE_TOTAL_ONLY $total_only   /* pass that only finds last_item */
 #define CLFORGE_HAS_LAST_ITEM $has_last_item
 #define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
+#define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
 /* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
@@ -160,11 +161,17 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // 2. Each work-item scans its ITEMS consecutive items in registers.
+  // 2. Each work-item scans its ITEMS consecutive items, in registers (IN_REGISTERS) or in
+  // place in local memory (fewer registers, so more work-groups per compute unit).
+#if CLFORGE_IN_REGISTERS
   clforge_t clforge_v[CLFORGE_ITEMS];
+#define CLFORGE_V(j) clforge_v[j]
+#else
+#define CLFORGE_V(j) clforge_values[CLFORGE_PAD(clforge_first + (j))]
+#endif
   const uint clforge_first = clforge_lid * CLFORGE_ITEMS;
   clforge_t clforge_acc = clforge_values[CLFORGE_PAD(clforge_first)];
-  clforge_v[0] = clforge_acc;
+  CLFORGE_V(0) = clforge_acc;
 #if CLFORGE_SEGMENTED
   uchar clforge_seen = clforge_heads[clforge_first];
 #endif
@@ -178,7 +185,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #else
     clforge_acc = clforge_op(clforge_acc, clforge_value);
 #endif
-    clforge_v[clforge_j] = clforge_acc;
+    CLFORGE_V(clforge_j) = clforge_acc;
   }
   clforge_sums[clforge_lid] = clforge_acc;
 #if CLFORGE_SEGMENTED
@@ -264,11 +271,14 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (clforge_lid == 0) {
+      // Fold without early exit (the loads can all be in flight at once).
       clforge_t clforge_prefix = clforge_tile_prefix;
       int clforge_done = 0;
-      for (uint clforge_k = 0; clforge_k < CLFORGE_WINDOW && !clforge_done; ++clforge_k) {
-        clforge_prefix = clforge_op(clforge_window_value[clforge_k], clforge_prefix);
-        clforge_done = clforge_window_status[clforge_k] == CLFORGE_STATUS_PREFIX;
+#pragma unroll
+      for (uint clforge_k = 0; clforge_k < CLFORGE_WINDOW; ++clforge_k) {
+        const clforge_t clforge_folded = clforge_op(clforge_window_value[clforge_k], clforge_prefix);
+        clforge_prefix = clforge_done ? clforge_prefix : clforge_folded;
+        clforge_done = clforge_done || clforge_window_status[clforge_k] == CLFORGE_STATUS_PREFIX;
       }
       clforge_tile_prefix = clforge_prefix;
       clforge_window_end -= CLFORGE_WINDOW;
@@ -291,13 +301,16 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #pragma unroll
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
       clforge_open = clforge_open && !clforge_heads[clforge_first + clforge_j];
-      clforge_values[CLFORGE_PAD(clforge_first + clforge_j)] = clforge_open ? clforge_op(clforge_before, clforge_v[clforge_j]) : clforge_v[clforge_j];
+      const clforge_t clforge_own = CLFORGE_V(clforge_j);
+      clforge_values[CLFORGE_PAD(clforge_first + clforge_j)] =
+          clforge_open ? clforge_op(clforge_before, clforge_own) : clforge_own;
     }
 #else
     clforge_before = clforge_op(clforge_tile_prefix, clforge_before);
 #pragma unroll
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j)
-      clforge_values[CLFORGE_PAD(clforge_first + clforge_j)] = clforge_op(clforge_before, clforge_v[clforge_j]);
+      clforge_values[CLFORGE_PAD(clforge_first + clforge_j)] =
+          clforge_op(clforge_before, CLFORGE_V(clforge_j));
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);

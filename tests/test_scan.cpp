@@ -456,6 +456,20 @@ TEST(scan, lookback_tile_shapes_from_options_and_environment) {
                                    "0", "y[i] = item", cf::scan_kind::inclusive,
                                    options_for(cf::scan_algorithm::lookback, "shaped"));
   EXPECT_EQ(from_env.tile_size(), 7u * 16u);
+  ::setenv("CLFORGE_SCAN_TILE", "5x32w4l", 1);
+  cf::scan_kernel<cl_int> flagged(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                  "y[i] = item", cf::scan_kind::inclusive,
+                                  options_for(cf::scan_algorithm::lookback, "shaped"));
+  EXPECT_EQ(flagged.tile_size(), 5u * 32u);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_IN_REGISTERS 0"), std::string::npos);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_WINDOW 4"), std::string::npos);
+  {
+    auto host = random_ints(1001, 61);
+    auto x = cf::array<cl_int>::from_host(q(), host);
+    cf::array<cl_int> y(q(), host.size());
+    flagged(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
+  }
   ::setenv("CLFORGE_SCAN_TILE", "7by16", 1);
   EXPECT_THROW(cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
                                        "0", "y[i] = item", cf::scan_kind::inclusive,
@@ -504,10 +518,11 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
   std::vector<affine> maps(n);
   for (auto& f : maps) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
   auto d_maps = cf::array<affine>::from_host(q(), maps);
-  for (std::size_t window : {std::size_t(8), std::size_t(64)}) {
-    SCOPED_TRACE("window " + std::to_string(window));
+  for (auto [window, in_registers] : {std::pair<std::size_t, int>{8, 1}, {64, 0}, {1, 0}}) {
+    SCOPED_TRACE("window " + std::to_string(window) + (in_registers ? " registers" : " local"));
     cf::scan_options o = options_for(cf::scan_algorithm::lookback, "windowed");
     o.lookback_window = window;
+    o.lookback_in_registers = in_registers;
     o.items_per_thread = 2;  // small tiles: many tiles, long look-backs
     o.group_size = 64;
     cf::scan_kernel<cl_int> sum(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",

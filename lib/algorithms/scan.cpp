@@ -65,22 +65,24 @@ scan_algorithm algorithm_from_env(scan_algorithm requested) {
               "\": expected lookback, reduce_then_scan or automatic");
 }
 
-// CLFORGE_SCAN_TILE="ITEMSxGROUP", e.g. "40x256".
-bool tile_from_env(std::size_t& items, std::size_t& group) {
+// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l]", e.g. "40x256", "40x256w32l".
+struct env_tile {
+  std::size_t items = 0, group = 0, window = 0;
+  bool in_local = false;
+};
+bool tile_from_env(env_tile& t) {
   const char* env = std::getenv("CLFORGE_SCAN_TILE");
   if (!env || !*env) return false;
   const std::string v(env);
-  const std::size_t x = v.find('x');
-  try {
-    if (x == std::string::npos) throw 0;
-    std::size_t used = 0;
-    items = std::stoul(v.substr(0, x), &used);
-    if (used != x) throw 0;
-    group = std::stoul(v.substr(x + 1), &used);
-    if (used != v.size() - x - 1) throw 0;
-  } catch (...) {
-    throw error("CLFORGE_SCAN_TILE=\"" + v + "\": expected ITEMSxGROUP, e.g. 40x256");
-  }
+  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?");
+  std::smatch m;
+  if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
+    throw error("CLFORGE_SCAN_TILE=\"" + v +
+                "\": expected ITEMSxGROUP[wWINDOW][l], e.g. 40x256 or 40x256w32l");
+  t.items = std::stoul(m[1]);
+  t.group = std::stoul(m[2]);
+  t.window = m[4].matched ? std::stoul(m[4]) : 0;
+  t.in_local = m[5].matched;
   return true;
 }
 
@@ -105,6 +107,7 @@ struct scan_engine {
   bool segmented = false, uses_last_item = false, packed = false;
   std::size_t items = 0, group = 0;             // look-back tile shape
   std::size_t window = 1;                       // look-back work-items
+  bool in_registers = true;                     // a work-item's items between its passes
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
@@ -166,9 +169,15 @@ void choose_tile(scan_engine& e, const scan_options& options) {
 
   std::size_t items = options.items_per_thread, group = options.group_size;
   const bool from_options = items || group;
-  std::size_t env_items = 0, env_group = 0;
-  const bool from_env = !from_options && tile_from_env(env_items, env_group);
-  if (from_env) items = env_items, group = env_group;
+  env_tile from_variable;
+  const bool from_env = !from_options && tile_from_env(from_variable);
+  if (from_env) {
+    items = from_variable.items, group = from_variable.group;
+    if (!options.lookback_window && from_variable.window) e.window = from_variable.window;
+  }
+  e.in_registers = options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0
+                   : from_env                         ? !from_variable.in_local
+                                                      : true;
   if (!items) {
     // ~160 bytes of T per work-item, 40 at most (40 x 256 int32 ran 2580 GB/s on an H100).
     items = info.is_cpu() ? 16 : std::clamp<std::size_t>(160 / e.type.size, 1, 40);
@@ -262,6 +271,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["group_size"] = std::to_string(e->group);
     values["items_per_thread"] = std::to_string(e->items);
     values["lookback_window"] = std::to_string(e->window);
+    values["in_registers"] = e->in_registers ? "1" : "0";
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";

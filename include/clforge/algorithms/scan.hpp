@@ -56,12 +56,17 @@ struct scan_options {
   /// ("lookback", "reduce_then_scan") overrides automatic.
   scan_algorithm algorithm = scan_algorithm::automatic;
   /// Look-back tile shape: items per work-item and work-items per group; 0 takes the
-  /// CLFORGE_SCAN_TILE environment variable ("40x256") or the per-type default.
+  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l]", e.g. "40x256",
+  /// "40x256w32l") or the per-type default.
   std::size_t items_per_thread = 0;
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
   /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW or 1.
   std::size_t lookback_window = 0;
+  /// Look-back: keep each work-item's items in registers between its two passes over them
+  /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
+  /// unit). -1 takes CLFORGE_SCAN_TILE's "l" flag (local) or 1.
+  int lookback_in_registers = -1;
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
   /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
