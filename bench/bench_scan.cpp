@@ -5,10 +5,11 @@
 // are written (2 bytes on average); the 4-byte count read back is left out. The clforge time is
 // the device time of the whole call (first to last command); the count's read-back is not in it.
 //
-// Tile shapes of the look-back (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP (and CLFORGE_SCAN_WINDOW)
-// set the shape of the "clforge" cases; CLFORGE_BENCH_SCAN_TILES="40x256,32x256,40x256w32" adds
-// one impl per shape ("clforge_40x256", "clforge_40x256w32l": ITEMSxGROUP[wWINDOW][l], l: items
-// scanned in local memory instead of registers) to the int32 job, so one run compares shapes.
+// Look-back variants (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP[wWINDOW][l][pN] sets the shape of the
+// "clforge" cases (wWINDOW: work-items looking back at once; l: items scanned in local memory
+// instead of registers; pN: N persistent groups per compute unit looping over tiles).
+// CLFORGE_BENCH_SCAN_TILES="40x256,40x256w32,40x256lp8" adds one impl per spec ("clforge_40x256",
+// ...) to the int32 job, so one run compares them.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,15 +34,11 @@ std::vector<T> inputs(std::size_t n) {
 }
 
 template <class T>
-run_fn clforge_scan(std::size_t n, std::size_t items, std::size_t group, std::size_t window = 0,
-                    bool in_local = false) {
+run_fn clforge_scan(std::size_t n, const std::string& tile = "") {
   const std::string type = cf::type_name<T>();
   cf::scan_options o;
   o.name = "inclusive_scan_bench";
-  o.items_per_thread = items;
-  o.group_size = group;
-  o.lookback_window = window;
-  if (in_local) o.lookback_in_registers = 0;
+  if (!tile.empty()) o.tile(tile);
   auto k = std::make_shared<cf::scan_kernel<T>>(
       ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", "a + b", "0",
       "out[i] = item", cf::scan_kind::inclusive, o);
@@ -131,39 +128,25 @@ run_fn clforge_copy_if(std::size_t n) {
   };
 }
 
-struct tile_variant {
-  std::string label;
-  std::size_t items, group, window;
-  bool in_local;
-};
-std::vector<tile_variant> extra_tiles() {
-  std::vector<tile_variant> out;
+std::vector<std::string> extra_tiles() {
+  std::vector<std::string> out;
   const char* env = std::getenv("CLFORGE_BENCH_SCAN_TILES");
   if (!env) return out;
   std::stringstream list(env);
   std::string item;
-  while (std::getline(list, item, ',')) {
-    tile_variant v{item, 0, 0, 0, !item.empty() && item.back() == 'l'};
-    if (std::sscanf(item.c_str(), "%zux%zuw%zu", &v.items, &v.group, &v.window) < 2) {
-      std::fprintf(stderr, "CLFORGE_BENCH_SCAN_TILES: skipping \"%s\" (ITEMSxGROUP[wWINDOW])\n",
-                   item.c_str());
-      continue;
-    }
-    out.push_back(v);
-  }
+  while (std::getline(list, item, ',')) out.push_back(item);
   return out;
 }
 
 void register_cases() {
   add_case({"inclusive_scan_int32", "clforge", 8.0,
-            [](std::size_t n) { return clforge_scan<std::int32_t>(n, 0, 0); }});
+            [](std::size_t n) { return clforge_scan<std::int32_t>(n); }});
   add_case({"inclusive_scan_float32", "clforge", 8.0,
-            [](std::size_t n) { return clforge_scan<float>(n, 0, 0); }});
+            [](std::size_t n) { return clforge_scan<float>(n); }});
   add_case({"copy_if_50", "clforge", 6.0, clforge_copy_if});
-  for (const tile_variant& v : extra_tiles()) {
-    add_case({"inclusive_scan_int32", "clforge_" + v.label, 8.0, [v](std::size_t n) {
-                return clforge_scan<std::int32_t>(n, v.items, v.group, v.window, v.in_local);
-              }});
+  for (const std::string& tile : extra_tiles()) {
+    add_case({"inclusive_scan_int32", "clforge_" + tile, 8.0,
+              [tile](std::size_t n) { return clforge_scan<std::int32_t>(n, tile); }});
   }
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
   add_case({"inclusive_scan_int32", "openmp", 8.0, openmp_case<std::int32_t>, {}, true});

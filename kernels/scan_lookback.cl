@@ -28,6 +28,7 @@
 #define CLFORGE_HAS_LAST_ITEM $has_last_item
 #define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
 #define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
+#define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
 /* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
@@ -124,20 +125,40 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   local uchar clforge_heads[CLFORGE_TILE];
   local uchar clforge_sum_heads[2 * CLFORGE_GROUP];
 #endif
-  local uint clforge_tile_slot;
+  local uint clforge_tile_slot[2];  // this round's tile and the next one's
   local clforge_t clforge_tile_prefix;
+#if CLFORGE_WINDOW > 1
+  local clforge_t clforge_window_value[CLFORGE_WINDOW];
+  local uint clforge_window_status[CLFORGE_WINDOW];
+  local uint clforge_window_end;
+  local int clforge_window_done;
+#endif
 
   const uint clforge_lid = get_local_id(0);
+  const uint clforge_tiles = (uint)((n + CLFORGE_TILE - 1) / CLFORGE_TILE);
   if (clforge_lid == 0) {
-    clforge_tile_slot = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
+    clforge_tile_slot[0] = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
     if (get_group_id(0) == 0) clforge_counters[(clforge_epoch & 1u) ^ 1u] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  const uint clforge_tile = clforge_tile_slot;
-  const ulong clforge_base = (ulong)clforge_tile * CLFORGE_TILE;
 #if CLFORGE_HAS_LAST_ITEM
   const clforge_t last_item = clforge_total[0];
 #endif
+
+  // Rounds: one tile each. With PERSISTENT, fewer groups than tiles are launched and each takes
+  // its next tile at the start of a round, so the atomic's latency hides behind the round's
+  // work. A group then holds two tile numbers, current c and next c' > c; the smallest
+  // unfinished tile is always some group's current one (else that group's current tile would
+  // be smaller and unfinished), and it waits only for smaller, finished tiles: no deadlock.
+  for (uint clforge_round = 0;; ++clforge_round) {
+  const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];
+  if (clforge_tile >= clforge_tiles) break;  // the same for every work-item of the group
+  if (clforge_lid == 0)
+    clforge_tile_slot[(clforge_round & 1u) ^ 1u] =
+        CLFORGE_PERSISTENT ? atomic_inc(&clforge_counters[clforge_epoch & 1u]) : 0xffffffffu;
+  const ulong clforge_base = (ulong)clforge_tile * CLFORGE_TILE;
+  // Every tile but the last is full: one test per tile instead of one per element.
+  const int clforge_full = clforge_base + CLFORGE_TILE <= n;
 
   // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced).
 #pragma unroll
@@ -148,7 +169,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #if CLFORGE_SEGMENTED
     uchar clforge_head = 0;
 #endif
-    if (i < n) {
+    if (clforge_full || i < n) {
       clforge_value = ($input_expr);
 #if CLFORGE_SEGMENTED
       clforge_head = ($is_segment_start) ? 1 : 0;
@@ -249,10 +270,6 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   // WINDOW work-items read WINDOW predecessors at once; work-item 0 folds them in order until
   // one shows its inclusive prefix. Every tile below a PREFIX tile has published, so waiting
   // for the whole window is short. The loop is uniform: all work-items reach every barrier.
-  local clforge_t clforge_window_value[CLFORGE_WINDOW];
-  local uint clforge_window_status[CLFORGE_WINDOW];
-  local uint clforge_window_end;
-  local int clforge_window_done;
   if (clforge_lid == 0) {
     clforge_window_end = clforge_tile;
     clforge_window_done = clforge_tile == 0;
@@ -320,7 +337,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
     const uint clforge_x = clforge_j * CLFORGE_GROUP + clforge_lid;
     const ulong i = clforge_base + clforge_x;
-    if (i < n) {
+    if (clforge_full || i < n) {
       const clforge_t clforge_inclusive_item = clforge_values[CLFORGE_PAD(clforge_x)];
 #if CLFORGE_TOTAL_ONLY
       if (i == n - 1) clforge_total[0] = clforge_inclusive_item;
@@ -339,5 +356,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
       }
 #endif
     }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // the next round rewrites local memory
   }
 }

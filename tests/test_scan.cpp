@@ -456,13 +456,16 @@ TEST(scan, lookback_tile_shapes_from_options_and_environment) {
                                    "0", "y[i] = item", cf::scan_kind::inclusive,
                                    options_for(cf::scan_algorithm::lookback, "shaped"));
   EXPECT_EQ(from_env.tile_size(), 7u * 16u);
-  ::setenv("CLFORGE_SCAN_TILE", "5x32w4l", 1);
+  EXPECT_EQ(cf::scan_options().tile("40x256w32lp8").lookback_groups_per_cu, 8u);
+  EXPECT_THROW(cf::scan_options().tile("40x"), cf::error);
+  ::setenv("CLFORGE_SCAN_TILE", "5x32w4lp2", 1);
   cf::scan_kernel<cl_int> flagged(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
                                   "y[i] = item", cf::scan_kind::inclusive,
                                   options_for(cf::scan_algorithm::lookback, "shaped"));
   EXPECT_EQ(flagged.tile_size(), 5u * 32u);
   EXPECT_NE(flagged.source().find("#define CLFORGE_IN_REGISTERS 0"), std::string::npos);
   EXPECT_NE(flagged.source().find("#define CLFORGE_WINDOW 4"), std::string::npos);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_PERSISTENT 1"), std::string::npos);
   {
     auto host = random_ints(1001, 61);
     auto x = cf::array<cl_int>::from_host(q(), host);
@@ -518,11 +521,19 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
   std::vector<affine> maps(n);
   for (auto& f : maps) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
   auto d_maps = cf::array<affine>::from_host(q(), maps);
-  for (auto [window, in_registers] : {std::pair<std::size_t, int>{8, 1}, {64, 0}, {1, 0}}) {
-    SCOPED_TRACE("window " + std::to_string(window) + (in_registers ? " registers" : " local"));
+  // window, items in registers, persistent groups per compute unit (0: one group per tile)
+  struct variant {
+    std::size_t window;
+    int in_registers;
+    std::size_t groups_per_cu;
+  };
+  for (variant v : {variant{8, 1, 0}, variant{64, 0, 2}, variant{1, 0, 1}, variant{1, 1, 3}}) {
+    SCOPED_TRACE("window " + std::to_string(v.window) + (v.in_registers ? " registers" : " local") +
+                 " groups/cu " + std::to_string(v.groups_per_cu));
     cf::scan_options o = options_for(cf::scan_algorithm::lookback, "windowed");
-    o.lookback_window = window;
-    o.lookback_in_registers = in_registers;
+    o.lookback_window = v.window;
+    o.lookback_in_registers = v.in_registers;
+    o.lookback_groups_per_cu = v.groups_per_cu;
     o.items_per_thread = 2;  // small tiles: many tiles, long look-backs
     o.group_size = 64;
     cf::scan_kernel<cl_int> sum(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",

@@ -65,24 +65,28 @@ scan_algorithm algorithm_from_env(scan_algorithm requested) {
               "\": expected lookback, reduce_then_scan or automatic");
 }
 
-// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l]", e.g. "40x256", "40x256w32l".
+// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][pGROUPS_PER_CU]", e.g. "40x256", "40x256w32lp8".
 struct env_tile {
-  std::size_t items = 0, group = 0, window = 0;
+  std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
   bool in_local = false;
 };
-bool tile_from_env(env_tile& t) {
-  const char* env = std::getenv("CLFORGE_SCAN_TILE");
-  if (!env || !*env) return false;
-  const std::string v(env);
-  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?");
+void tile_from_string(const std::string& v, env_tile& t, const char* where) {
+  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?(p([0-9]+))?");
   std::smatch m;
   if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
-    throw error("CLFORGE_SCAN_TILE=\"" + v +
-                "\": expected ITEMSxGROUP[wWINDOW][l], e.g. 40x256 or 40x256w32l");
+    throw error(std::string(where) + "\"" + v +
+                "\": expected ITEMSxGROUP[wWINDOW][l][pGROUPS_PER_CU], e.g. 40x256 or "
+                "40x256w32lp8");
   t.items = std::stoul(m[1]);
   t.group = std::stoul(m[2]);
   t.window = m[4].matched ? std::stoul(m[4]) : 0;
   t.in_local = m[5].matched;
+  t.groups_per_cu = m[7].matched ? std::stoul(m[7]) : 0;
+}
+bool tile_from_env(env_tile& t) {
+  const char* env = std::getenv("CLFORGE_SCAN_TILE");
+  if (!env || !*env) return false;
+  tile_from_string(env, t, "CLFORGE_SCAN_TILE=");
   return true;
 }
 
@@ -108,6 +112,7 @@ struct scan_engine {
   std::size_t items = 0, group = 0;             // look-back tile shape
   std::size_t window = 1;                       // look-back work-items
   bool in_registers = true;                     // a work-item's items between its passes
+  std::size_t groups_per_cu = 0;                // look-back: 0 one group per tile, else persistent
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
@@ -175,6 +180,9 @@ void choose_tile(scan_engine& e, const scan_options& options) {
     items = from_variable.items, group = from_variable.group;
     if (!options.lookback_window && from_variable.window) e.window = from_variable.window;
   }
+  e.groups_per_cu = options.lookback_groups_per_cu ? options.lookback_groups_per_cu
+                    : from_env                     ? from_variable.groups_per_cu
+                                                   : 0;
   e.in_registers = options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0
                    : from_env                         ? !from_variable.in_local
                                                       : true;
@@ -272,6 +280,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["items_per_thread"] = std::to_string(e->items);
     values["lookback_window"] = std::to_string(e->window);
     values["in_registers"] = e->in_registers ? "1" : "0";
+    values["persistent"] = e->groups_per_cu ? "1" : "0";
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";
@@ -403,7 +412,11 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
   std::shared_ptr<cl::Buffer> total_buffer;
   if (uses_last_item) total_buffer = allocate(ctx, type.size);
 
-  ndrange range = ndrange(tiles * group).with_local(group);
+  const std::size_t groups =
+      groups_per_cu
+          ? std::min(tiles, groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units))
+          : tiles;
+  ndrange range = ndrange(groups * group).with_local(group);
   auto launch_pass = [&](const kernel& k, bool total_pass) {
     const cl_uint epoch = ++st.epoch;
     return launch_with(q, k, range, [&](kernel_state& ks) {
@@ -461,6 +474,21 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
     set_arg(ks, index++, *sums);
   });
 }
+
+}  // namespace detail
+
+scan_options& scan_options::tile(const std::string& spec) {
+  detail::env_tile t;
+  detail::tile_from_string(spec, t, "scan tile ");
+  items_per_thread = t.items;
+  group_size = t.group;
+  lookback_window = t.window;
+  lookback_in_registers = t.in_local ? 0 : 1;
+  lookback_groups_per_cu = t.groups_per_cu;
+  return *this;
+}
+
+namespace detail {
 
 // ---- caches of the algorithms built on scan_kernel ------------------------------------------
 

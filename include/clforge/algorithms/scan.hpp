@@ -56,8 +56,8 @@ struct scan_options {
   /// ("lookback", "reduce_then_scan") overrides automatic.
   scan_algorithm algorithm = scan_algorithm::automatic;
   /// Look-back tile shape: items per work-item and work-items per group; 0 takes the
-  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l]", e.g. "40x256",
-  /// "40x256w32l") or the per-type default.
+  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][pN]", e.g. "40x256",
+  /// "40x256w32lp8") or the per-type default.
   std::size_t items_per_thread = 0;
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
@@ -67,6 +67,11 @@ struct scan_options {
   /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
   /// unit). -1 takes CLFORGE_SCAN_TILE's "l" flag (local) or 1.
   int lookback_in_registers = -1;
+  /// Look-back: 0 launches one work-group per tile; N launches N groups per compute unit that
+  /// loop over tiles, taking the next tile while working on one (CLFORGE_SCAN_TILE's "pN").
+  std::size_t lookback_groups_per_cu = 0;
+  /// Sets the look-back fields above from a CLFORGE_SCAN_TILE spec, e.g. "40x256w32lp8".
+  scan_options& tile(const std::string& spec);
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
   /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
