@@ -41,10 +41,10 @@ $preamble
 
 typedef $value_type clforge_t;
 
-inline clforge_t clforge_neutral(void) {
+static inline clforge_t clforge_neutral(void) {
   return ($neutral);
 }
-inline clforge_t clforge_op(clforge_t a, clforge_t b) {
+static inline clforge_t clforge_op(clforge_t a, clforge_t b) {
   return ($scan_expr);
 }
 
@@ -53,13 +53,13 @@ typedef union {
   clforge_t clforge_value;
   uint bits;
 } clforge_bits;
-inline ulong clforge_pack(uint clforge_status, clforge_t clforge_v) {
+static inline ulong clforge_pack(uint clforge_status, clforge_t clforge_v) {
   clforge_bits clforge_u;
   clforge_u.bits = 0;
   clforge_u.clforge_value = clforge_v;
   return ((ulong)clforge_status << 32) | (ulong)clforge_u.bits;
 }
-inline clforge_t clforge_unpack(ulong clforge_word) {
+static inline clforge_t clforge_unpack(ulong clforge_word) {
   clforge_bits clforge_u;
   clforge_u.bits = (uint)clforge_word;
   return clforge_u.clforge_value;
@@ -77,7 +77,7 @@ inline clforge_t clforge_unpack(ulong clforge_word) {
 #endif
 
 // Publishes tile t's aggregate (AGGREGATE) or inclusive prefix (PREFIX) for this call's epoch.
-inline void clforge_publish(CLFORGE_STATE_PARAMS, uint epoch, uint t, uint status,
+static inline void clforge_publish(CLFORGE_STATE_PARAMS, uint epoch, uint t, uint status,
                             clforge_t value) {
 #if CLFORGE_PACKED
   clforge_state[t] = clforge_pack(CLFORGE_STATUS(epoch, status), value);
@@ -93,7 +93,7 @@ inline void clforge_publish(CLFORGE_STATE_PARAMS, uint epoch, uint t, uint statu
 
 // Waits until tile p has published in this call (a status of an earlier call, another epoch,
 // reads as "not yet"); returns AGGREGATE or PREFIX and the value in *value.
-inline uint clforge_wait_for(CLFORGE_STATE_PARAMS, uint epoch, uint p, clforge_t* value) {
+static inline uint clforge_wait_for(CLFORGE_STATE_PARAMS, uint epoch, uint p, clforge_t* value) {
   uint status;
 #if CLFORGE_PACKED
   ulong word;

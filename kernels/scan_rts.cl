@@ -15,10 +15,10 @@ $preamble
 
 typedef $value_type clforge_t;
 
-inline clforge_t clforge_neutral(void) {
+static inline clforge_t clforge_neutral(void) {
   return ($neutral);
 }
-inline clforge_t clforge_op(clforge_t a, clforge_t b) {
+static inline clforge_t clforge_op(clforge_t a, clforge_t b) {
   return ($scan_expr);
 }
 

@@ -542,6 +542,9 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
     sum(q(), x, y);
     EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
 
+    // Segmented and struct (flag + fence) scans for the first two variants only: each
+    // variant is a compile on PoCL.
+    if (v.window == 1) continue;
     cf::scan_options so = o;
     so.is_segment_start = "flags[i]";
     cf::scan_kernel<cl_int> seg(ctx(),

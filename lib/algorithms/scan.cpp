@@ -511,8 +511,8 @@ std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
 
 std::string selection_preamble(const std::string& type, const std::string& predicate,
                                const std::string& preamble) {
-  return preamble + "\ninline int clforge_keep(" + type + " x, ulong i) {\n  return (" + predicate +
-         ");\n}\n";
+  return preamble + "\nstatic inline int clforge_keep(" + type + " x, ulong i) {\n  return (" +
+         predicate + ");\n}\n";
 }
 
 void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same) {
