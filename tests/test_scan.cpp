@@ -424,10 +424,13 @@ void check_sum_of(cf::scan_algorithm alg, const std::string& name, std::size_t n
 TEST(scan, other_scalar_types_both_algorithms) {
   // 2-byte values share the look-back's 64-bit word with the status; 8-byte ones use the
   // flag + fence protocol.
-  for (cf::scan_algorithm alg : kAlgorithms) {
-    check_sum_of<cl_short>(alg, "sum_short", 40'009);
-    check_sum_of<cl_long>(alg, "sum_long", 40'009);
-    if (ctx().info().has_fp64) check_sum_of<cl_double>(alg, "sum_double", 40'009);
+  // (One algorithm each: every kernel is a compile on PoCL, and the value's width matters to
+  // the look-back's publishing only.)
+  check_sum_of<cl_short>(cf::scan_algorithm::lookback, "sum_short", 40'009);
+  check_sum_of<cl_long>(cf::scan_algorithm::lookback, "sum_long", 40'009);
+  if (ctx().info().has_fp64) {
+    check_sum_of<cl_double>(cf::scan_algorithm::lookback, "sum_double", 40'009);
+    check_sum_of<cl_double>(cf::scan_algorithm::reduce_then_scan, "sum_double", 40'009);
   }
 }
 
@@ -573,7 +576,7 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
 }
 
 TEST(scan, reduce_then_scan_lanes_and_chunks) {
-  for (std::size_t lanes : {std::size_t(1), std::size_t(3), std::size_t(8)}) {
+  for (std::size_t lanes : {std::size_t(1), std::size_t(3)}) {
     cf::scan_options o = options_for(cf::scan_algorithm::reduce_then_scan, "chunked");
     o.lanes = lanes;
     o.chunk_granularity = 16;
