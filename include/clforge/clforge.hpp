@@ -15,3 +15,4 @@
 #include "clforge/algorithms/elementwise.hpp"
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
+#include "clforge/algorithms/scan.hpp"

@@ -1,0 +1,526 @@
+// scan_kernel: generation (kernels/scan_lookback.cl, kernels/scan_rts.cl), algorithm choice,
+// tile shapes, per-queue look-back state and launches.
+#include "clforge/algorithms/scan.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <unordered_map>
+
+#include "clforge/detail/codegen.hpp"
+
+namespace clforge {
+namespace detail {
+
+namespace {
+
+constexpr std::size_t npos = static_cast<std::size_t>(-1);
+constexpr std::uint32_t kMaxEpoch = (1u << 30) - 1;
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// Whether `text` uses the identifier `name` (a whole word).
+bool uses_identifier(std::string_view text, std::string_view name) {
+  for (std::size_t pos = text.find(name); pos != std::string_view::npos;
+       pos = text.find(name, pos + 1)) {
+    const bool left = pos == 0 || !is_word_char(text[pos - 1]);
+    const std::size_t end = pos + name.size();
+    const bool right = end >= text.size() || !is_word_char(text[end]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+// Whether `text` indexes `name` with [i] (the arrays whose length must cover the range).
+bool indexes_with_i(const std::string& text, const std::string& name) {
+  const std::regex pattern("(^|[^A-Za-z0-9_])" + name + "\\s*\\[\\s*i\\s*\\]");
+  return std::regex_search(text, pattern);
+}
+
+std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+scan_algorithm algorithm_from_env(scan_algorithm requested) {
+  if (requested != scan_algorithm::automatic) return requested;
+  const char* env = std::getenv("CLFORGE_SCAN_ALGORITHM");
+  if (!env || !*env || std::string(env) == "auto" || std::string(env) == "automatic")
+    return requested;
+  const std::string v(env);
+  if (v == "lookback") return scan_algorithm::lookback;
+  if (v == "reduce_then_scan") return scan_algorithm::reduce_then_scan;
+  throw error("CLFORGE_SCAN_ALGORITHM=\"" + v +
+              "\": expected lookback, reduce_then_scan or automatic");
+}
+
+// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][pGROUPS_PER_CU]", e.g. "40x256", "40x256w32lp8".
+struct env_tile {
+  std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
+  bool in_local = false;
+};
+void tile_from_string(const std::string& v, env_tile& t, const char* where) {
+  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?(p([0-9]+))?");
+  std::smatch m;
+  if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
+    throw error(std::string(where) + "\"" + v +
+                "\": expected ITEMSxGROUP[wWINDOW][l][pGROUPS_PER_CU], e.g. 40x256 or "
+                "40x256w32lp8");
+  t.items = std::stoul(m[1]);
+  t.group = std::stoul(m[2]);
+  t.window = m[4].matched ? std::stoul(m[4]) : 0;
+  t.in_local = m[5].matched;
+  t.groups_per_cu = m[7].matched ? std::stoul(m[7]) : 0;
+}
+bool tile_from_env(env_tile& t) {
+  const char* env = std::getenv("CLFORGE_SCAN_TILE");
+  if (!env || !*env) return false;
+  tile_from_string(env, t, "CLFORGE_SCAN_TILE=");
+  return true;
+}
+
+}  // namespace
+
+// Per-queue state of the look-back: tile statuses (never cleared, see the epoch in the kernel)
+// and the two tile counters.
+struct lookback_state {
+  std::shared_ptr<cl::Buffer> counters, state, aggregate, inclusive;
+  std::size_t tiles = 0;
+  std::uint32_t epoch = 0;
+};
+
+struct scan_engine {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  std::vector<bool> indexed;  // per parameter: indexed with [i] by a snippet
+  scan_value_type type;
+  scan_kind kind = scan_kind::inclusive;
+  scan_algorithm algorithm = scan_algorithm::automatic;
+  bool segmented = false, uses_last_item = false, packed = false;
+  std::size_t items = 0, group = 0;             // look-back tile shape
+  std::size_t window = 1;                       // look-back work-items
+  bool in_registers = true;                     // a work-item's items between its passes
+  std::size_t groups_per_cu = 0;                // look-back: 0 one group per tile, else persistent
+  std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
+  std::size_t rts_local = 1;
+  std::size_t lanes = 1;  // chunks per work-item, walked side by side
+  program main_program, total_program;
+  kernel main, total, reduce, spine;
+
+  mutable std::mutex mutex;
+  mutable std::map<cl_command_queue, lookback_state> states;
+
+  std::size_t tile() const { return items * group; }
+  event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first) const;
+  event run_rts(const queue& q, std::size_t n, const argument_list& args, event* first) const;
+};
+
+namespace {
+
+void validate(const scan_engine& e, const scan_options& options) {
+  if (!is_identifier(e.name))
+    throw error("scan_kernel: the name \"" + e.name + "\" is not a C identifier");
+  static const char* const reserved[] = {"i", "n", "item", "prev_item", "last_item"};
+  for (const parameter& p : e.params) {
+    for (const char* r : reserved)
+      if (p.name == r)
+        throw error(e.who + ": the parameter name \"" + p.name +
+                    "\" is reserved (i, n, item, prev_item, last_item)");
+    if (p.name.rfind("clforge_", 0) == 0)
+      throw error(e.who + ": parameter names starting with clforge_ are reserved");
+  }
+  if (e.type.needs_fp64 && !e.ctx.info().has_fp64)
+    throw error(e.who + ": " + e.type.name + " needs double precision, which " + e.ctx.info().name +
+                " does not support");
+  (void)options;
+}
+
+// Local memory the look-back kernel needs for a tile shape.
+std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::size_t group) {
+  const std::size_t tile = items * group;
+  // values (padded), work-item sums (ping-pong), tile prefix, look-back window, small scalars
+  std::size_t bytes = (tile + tile / 32) * e.type.size + 2 * group * e.type.size + e.type.size +
+                      e.window * (e.type.size + 4) + 64;
+  if (e.segmented) bytes += tile + 2 * group;
+  return bytes;
+}
+
+void choose_tile(scan_engine& e, const scan_options& options) {
+  const device_info& info = e.ctx.info();
+  std::size_t window = options.lookback_window;
+  if (!window) {
+    if (const char* env = std::getenv("CLFORGE_SCAN_WINDOW"); env && *env) {
+      char* end = nullptr;
+      window = std::strtoul(env, &end, 10);
+      if (*end || !window)
+        throw error(std::string("CLFORGE_SCAN_WINDOW=\"") + env + "\": expected a count above 0");
+    } else {
+      window = 1;
+    }
+  }
+  e.window = window;
+
+  std::size_t items = options.items_per_thread, group = options.group_size;
+  const bool from_options = items || group;
+  env_tile from_variable;
+  const bool from_env = !from_options && tile_from_env(from_variable);
+  if (from_env) {
+    items = from_variable.items, group = from_variable.group;
+    if (!options.lookback_window && from_variable.window) e.window = from_variable.window;
+  }
+  e.groups_per_cu = options.lookback_groups_per_cu ? options.lookback_groups_per_cu
+                    : from_env                     ? from_variable.groups_per_cu
+                                                   : 0;
+  e.in_registers = options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0
+                   : from_env                         ? !from_variable.in_local
+                                                      : true;
+  if (!items) {
+    // ~160 bytes of T per work-item, 40 at most (40 x 256 int32 ran 2580 GB/s on an H100).
+    items = info.is_cpu() ? 16 : std::clamp<std::size_t>(160 / e.type.size, 1, 40);
+    if (!info.is_cpu() && e.type.size < 4) items = 40;
+  }
+  if (!group) group = info.is_cpu() ? 64 : 256;
+  group = std::min(group, info.max_work_group_size);
+  const std::string origin = from_options ? "scan_options" : from_env ? "CLFORGE_SCAN_TILE" : "";
+  if (items == 0 || group == 0)
+    throw error(e.who + ": a look-back tile needs items_per_thread and group_size above 0");
+  // Shrink the default to fit local memory; refuse a shape the user asked for.
+  while (lookback_local_bytes(e, items, group) > info.local_mem_bytes) {
+    if (!origin.empty() || items == 1)
+      throw error(
+          e.who + ": a look-back tile of " + std::to_string(items) + " x " + std::to_string(group) +
+          " " + e.type.name + " needs " + std::to_string(lookback_local_bytes(e, items, group)) +
+          " bytes of local memory, " + info.name + " has " + std::to_string(info.local_mem_bytes) +
+          (origin.empty() ? "" : " (tile shape from " + origin + ")"));
+    items = std::max<std::size_t>(1, items * 3 / 4);
+  }
+  e.items = items;
+  e.group = group;
+
+  e.window = std::min(e.window, group);
+}
+
+program build(const scan_engine& e, const std::string& source, const std::string& options) {
+  try {
+    return e.ctx.build(source, options);
+  } catch (const error& failure) {
+    throw error(e.who + ": " + failure.what());
+  }
+}
+
+std::string user_parameter_list(const std::vector<parameter>& params) {
+  std::string list = parameter_list(params);
+  return list.empty() ? "" : list + ", ";
+}
+
+}  // namespace
+
+scan_core::scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
+                     std::string_view input_expr, std::string_view scan_expr,
+                     std::string_view neutral, std::string_view output_stmt, scan_kind kind,
+                     const scan_options& options) {
+  if (!ctx) throw error("scan_kernel: the context is empty");
+  auto e = std::make_shared<scan_engine>();
+  e->ctx = ctx;
+  e->name = options.name.empty() ? "scan" : options.name;
+  e->who = "scan_kernel \"" + e->name + "\"";
+  e->type = type;
+  e->kind = kind;
+  e->params = parse_signature(arguments);
+  e->segmented = !options.is_segment_start.empty();
+  e->uses_last_item = uses_identifier(output_stmt, "last_item");
+  e->packed = type.size <= 4;
+  validate(*e, options);
+  for (std::string_view s : {input_expr, scan_expr, neutral})
+    if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
+      throw error(e->who + ": the input, scan and neutral expressions must not be empty");
+
+  const std::string snippets =
+      std::string(input_expr) + "\n" + std::string(output_stmt) + "\n" + options.is_segment_start;
+  for (const parameter& p : e->params)
+    e->indexed.push_back(options.check_array_lengths && p.is_pointer &&
+                         p.address_space != "local" && indexes_with_i(snippets, p.name));
+
+  const device_info& info = ctx.info();
+  e->algorithm = algorithm_from_env(options.algorithm);
+  if (e->algorithm == scan_algorithm::automatic)
+    e->algorithm = info.is_gpu() ? scan_algorithm::lookback : scan_algorithm::reduce_then_scan;
+
+  template_values values{
+      {"name", e->name},
+      {"preamble", options.preamble},
+      {"value_type", type.name},
+      {"neutral", std::string(neutral)},
+      {"scan_expr", std::string(scan_expr)},
+      {"input_expr", std::string(input_expr)},
+      {"output_statement", std::string(output_stmt)},
+      {"is_segment_start", e->segmented ? options.is_segment_start : "0"},
+      {"segmented", e->segmented ? "1" : "0"},
+      {"inclusive", kind == scan_kind::inclusive ? "1" : "0"},
+      {"user_parameters", user_parameter_list(e->params)},
+  };
+  if (type.needs_fp64)
+    values["preamble"] = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + options.preamble;
+
+  if (e->algorithm == scan_algorithm::lookback) {
+    choose_tile(*e, options);
+    values["group_size"] = std::to_string(e->group);
+    values["items_per_thread"] = std::to_string(e->items);
+    values["lookback_window"] = std::to_string(e->window);
+    values["in_registers"] = e->in_registers ? "1" : "0";
+    values["persistent"] = e->groups_per_cu ? "1" : "0";
+    values["packed"] = e->packed ? "1" : "0";
+    values["has_last_item"] = e->uses_last_item ? "1" : "0";
+    values["total_only"] = "0";
+    e->main_program = build(*e, render_kernel("scan_lookback", values), options.build_options);
+    e->main = e->main_program.kernel(e->name);
+    if (e->uses_last_item) {
+      values["name"] = e->name + "_last_item";
+      values["has_last_item"] = "0";
+      values["total_only"] = "1";
+      e->total_program = build(*e, render_kernel("scan_lookback", values), options.build_options);
+      e->total = e->total_program.kernel(e->name + "_last_item");
+    }
+  } else {
+    e->granularity = options.chunk_granularity ? options.chunk_granularity : 1024;
+    // Floating-point chains are latency-bound on a CPU (the compiler may not reassociate):
+    // on PoCL 2 lanes ran float scans 2x faster (4 lanes 1.4x, 8 lanes 2.7x slower); integer
+    // scans gained nothing measurable.
+    const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
+    e->lanes = options.lanes ? options.lanes : info.is_cpu() && floating ? 2 : 1;
+    // CPUs: 32 work-items per compute unit (balance when other work shares the cores).
+    e->max_chunks = options.max_chunks ? options.max_chunks
+                    : info.is_cpu() ? std::max<std::size_t>(1, 32 * info.compute_units) * e->lanes
+                                    : 4096;
+    e->rts_local = info.is_cpu() ? 1 : 64;
+    values["lanes"] = std::to_string(e->lanes);
+    values["reduce_name"] = e->name + "_reduce";
+    values["spine_name"] = e->name + "_spine";
+    e->main_program = build(*e, render_kernel("scan_rts", values), options.build_options);
+    e->main = e->main_program.kernel(e->name);
+    e->reduce = e->main_program.kernel(e->name + "_reduce");
+    e->spine = e->main_program.kernel(e->name + "_spine");
+  }
+  engine_ = std::move(e);
+}
+
+const std::vector<parameter>& scan_core::parameters() const {
+  return engine_->params;
+}
+const std::string& scan_core::who() const {
+  return engine_->who;
+}
+scan_algorithm scan_core::algorithm() const {
+  return engine_->algorithm;
+}
+std::size_t scan_core::tile_size() const {
+  return engine_->algorithm == scan_algorithm::lookback ? engine_->tile() : engine_->granularity;
+}
+std::string scan_core::source() const {
+  std::string s = engine_->main_program.source();
+  if (engine_->total_program)
+    s += "\n// ---- last_item pass ----\n" + engine_->total_program.source();
+  return s;
+}
+
+void scan_core::check_lengths(std::size_t n, const std::vector<std::size_t>& lengths) const {
+  const scan_engine& e = *engine_;
+  for (std::size_t k = 0; k < lengths.size() && k < e.indexed.size(); ++k)
+    if (e.indexed[k] && lengths[k] != npos && lengths[k] < n)
+      throw error(e.who + ": array argument " + std::to_string(k + 1) + " (" + e.params[k].name +
+                  ") has " + std::to_string(lengths[k]) + " elements, but the scan runs over " +
+                  std::to_string(n) +
+                  " indices and indexes it with [i] (scan_options::check_array_lengths)");
+}
+
+event scan_core::run(const queue& q, std::size_t n, const argument_list& args) const {
+  return launch(q, n, args).last;
+}
+
+scan_core::events scan_core::launch(const queue& q, std::size_t n,
+                                    const argument_list& args) const {
+  const scan_engine& e = *engine_;
+  if (q.ctx().identity() != e.ctx.identity())
+    throw error(e.who + ": the queue belongs to another context than the kernel");
+  events out;
+  if (n == 0) return out;
+  out.last = e.algorithm == scan_algorithm::lookback ? e.run_lookback(q, n, args, &out.first)
+                                                     : e.run_rts(q, n, args, &out.first);
+  return out;
+}
+
+namespace {
+std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
+  return ctx.pool().allocate(std::max<std::size_t>(bytes, 8));
+}
+event fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
+  return translate_cl_errors([&] {
+    cl::Event ev;
+    q.cl().enqueueFillBuffer(buffer, cl_uint(0), 0, round_up(bytes, 4), nullptr, &ev);
+    return event(ev);
+  });
+}
+}  // namespace
+
+event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_list& args,
+                                event* first) const {
+  const std::size_t tiles = (n + tile() - 1) / tile();
+  if (tiles > 0xfffffff0u)
+    throw error(who + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
+                std::to_string(tile()));
+  std::lock_guard<std::mutex> lock(mutex);  // epochs must follow the order of enqueueing
+  lookback_state& st = states[q.get()];
+  bool fresh = false;
+  if (!st.counters) {
+    st.counters = allocate(ctx, 2 * sizeof(cl_uint));
+    *first = fill_zero(q, *st.counters, 2 * sizeof(cl_uint));
+  }
+  if (st.tiles < tiles) {
+    const std::size_t want = std::max(tiles, st.tiles + st.tiles / 2);
+    if (packed) {
+      st.state = allocate(ctx, want * sizeof(cl_ulong));
+    } else {
+      st.state = allocate(ctx, want * sizeof(cl_uint));
+      st.aggregate = allocate(ctx, want * type.size);
+      st.inclusive = allocate(ctx, want * type.size);
+    }
+    st.tiles = want;
+    fresh = true;
+  }
+  const std::size_t passes = uses_last_item ? 2 : 1;
+  if (fresh || st.epoch + passes > kMaxEpoch) {
+    // A new buffer may hold anything, and epochs wrap after 2^30 calls: clear once.
+    event e = fill_zero(q, *st.state, st.tiles * (packed ? sizeof(cl_ulong) : sizeof(cl_uint)));
+    if (!*first) *first = e;
+    if (st.epoch + passes > kMaxEpoch) {
+      fill_zero(q, *st.counters, 2 * sizeof(cl_uint));
+      st.epoch = 0;
+    }
+  }
+  std::shared_ptr<cl::Buffer> total_buffer;
+  if (uses_last_item) total_buffer = allocate(ctx, type.size);
+
+  const std::size_t groups =
+      groups_per_cu
+          ? std::min(tiles, groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units))
+          : tiles;
+  ndrange range = ndrange(groups * group).with_local(group);
+  auto launch_pass = [&](const kernel& k, bool total_pass) {
+    const cl_uint epoch = ++st.epoch;
+    return launch_with(q, k, range, [&](kernel_state& ks) {
+      args.set_on(ks.handle(), 0);
+      cl_uint index = static_cast<cl_uint>(args.count());
+      set_arg(ks, index++, static_cast<cl_ulong>(n));
+      set_arg(ks, index++, epoch);
+      set_arg(ks, index++, *st.counters);
+      set_arg(ks, index++, *st.state);
+      if (!packed) {
+        set_arg(ks, index++, *st.aggregate);
+        set_arg(ks, index++, *st.inclusive);
+      }
+      if (uses_last_item) set_arg(ks, index++, *total_buffer);
+      (void)total_pass;
+    });
+  };
+  event last;
+  if (uses_last_item) {
+    last = launch_pass(total, true);
+    if (!*first) *first = last;
+  }
+  last = launch_pass(main, false);
+  if (!*first) *first = last;
+  return last;
+}
+
+event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,
+                           event* first) const {
+  std::size_t chunk = round_up((n + max_chunks - 1) / max_chunks, granularity);
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  std::shared_ptr<cl::Buffer> sums = allocate(ctx, (chunks + 1) * type.size);
+  std::shared_ptr<cl::Buffer> heads = allocate(ctx, chunks);
+  const ndrange range = ndrange((chunks + lanes - 1) / lanes).with_local(rts_local);
+  *first = launch_with(q, reduce, range, [&](kernel_state& ks) {
+    args.set_on(ks.handle(), 0);
+    cl_uint index = static_cast<cl_uint>(args.count());
+    set_arg(ks, index++, static_cast<cl_ulong>(n));
+    set_arg(ks, index++, static_cast<cl_ulong>(chunk));
+    set_arg(ks, index++, static_cast<cl_ulong>(chunks));
+    set_arg(ks, index++, *sums);
+    set_arg(ks, index++, *heads);
+  });
+  launch_with(q, spine, ndrange(1).with_local(1), [&](kernel_state& ks) {
+    set_arg(ks, 0, static_cast<cl_ulong>(chunks));
+    set_arg(ks, 1, *sums);
+    set_arg(ks, 2, *heads);
+  });
+  return launch_with(q, main, range, [&](kernel_state& ks) {
+    args.set_on(ks.handle(), 0);
+    cl_uint index = static_cast<cl_uint>(args.count());
+    set_arg(ks, index++, static_cast<cl_ulong>(n));
+    set_arg(ks, index++, static_cast<cl_ulong>(chunk));
+    set_arg(ks, index++, static_cast<cl_ulong>(chunks));
+    set_arg(ks, index++, *sums);
+  });
+}
+
+}  // namespace detail
+
+scan_options& scan_options::tile(const std::string& spec) {
+  detail::env_tile t;
+  detail::tile_from_string(spec, t, "scan tile ");
+  items_per_thread = t.items;
+  group_size = t.group;
+  lookback_window = t.window;
+  lookback_in_registers = t.in_local ? 0 : 1;
+  lookback_groups_per_cu = t.groups_per_cu;
+  return *this;
+}
+
+namespace detail {
+
+// ---- caches of the algorithms built on scan_kernel ------------------------------------------
+
+std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
+                                  std::shared_ptr<void> (*make)(const context&, const void*),
+                                  const void* make_argument) {
+  // Kernels keep their context alive, so a context's identity is never reused while cached.
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, std::string>, std::shared_ptr<void>> cache;
+  const auto full_key = std::make_pair(ctx.identity(), key);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = cache.find(full_key);
+    if (found != cache.end()) return found->second;
+  }
+  std::shared_ptr<void> made = make(ctx, make_argument);  // builds outside the lock
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(full_key, std::move(made)).first->second;
+}
+
+std::string selection_preamble(const std::string& type, const std::string& predicate,
+                               const std::string& preamble) {
+  return preamble + "\nstatic inline int clforge_keep(" + type + " x, ulong i) {\n  return (" +
+         predicate + ");\n}\n";
+}
+
+void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same) {
+  if (out_size < in_size)
+    throw error(std::string(who) + ": the output has " + std::to_string(out_size) +
+                " elements, the input " + std::to_string(in_size) + " (it must hold them all)");
+  if (same) throw error(std::string(who) + ": the output must be another array than the input");
+}
+
+}  // namespace detail
+}  // namespace clforge

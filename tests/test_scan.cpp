@@ -1,0 +1,598 @@
+// scan_kernel, inclusive_scan, exclusive_scan, copy_if, partition against plain C++ references,
+// on both algorithms (look-back and reduce-then-scan), on random data.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+
+#include <clforge/clforge.hpp>
+
+namespace cf = clforge;
+
+// A non-commutative, associative operation on 8 bytes (the look-back's flag + fence protocol):
+// composition of affine maps x -> a * x + b modulo 2^32.
+struct affine {
+  cl_uint a, b;
+};
+CLFORGE_DECLARE_TYPE(affine, "affine")
+static const char* kAffinePreamble = "typedef struct { uint a, b; } affine;\n";
+static affine compose(affine f, affine g) {  // f, then g
+  return {g.a * f.a, g.a * f.b + g.b};
+}
+
+namespace {
+
+constexpr cf::scan_algorithm kAlgorithms[] = {cf::scan_algorithm::reduce_then_scan,
+                                              cf::scan_algorithm::lookback};
+const char* name_of(cf::scan_algorithm a) {
+  return a == cf::scan_algorithm::lookback ? "lookback" : "reduce_then_scan";
+}
+
+cf::context& ctx() {
+  static cf::context c = cf::context::create_default();
+  return c;
+}
+cf::queue& q() {
+  static cf::queue qq(ctx());
+  return qq;
+}
+
+std::vector<cl_int> random_ints(std::size_t n, unsigned seed, int lo = -100, int hi = 100) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<cl_int> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+cf::scan_options options_for(cf::scan_algorithm a, const std::string& name = "scan") {
+  cf::scan_options o;
+  o.algorithm = a;
+  o.name = name;
+  return o;
+}
+
+// Sizes around the tile (look-back tile or reduce-then-scan chunk granularity) and primes.
+std::vector<std::size_t> sizes_for(std::size_t tile) {
+  return {0, 1, 2, 31, tile - 1, tile, tile + 1, 2 * tile + 1, 7919, 104729};
+}
+
+template <class T, class Op>
+std::vector<T> inclusive_reference(const std::vector<T>& in, Op op) {
+  std::vector<T> out(in.size());
+  if (in.empty()) return out;
+  out[0] = in[0];
+  for (std::size_t i = 1; i < in.size(); ++i) out[i] = op(out[i - 1], in[i]);
+  return out;
+}
+
+// Index of the first mismatch, or -1.
+template <class T>
+long first_mismatch(const std::vector<T>& got, const std::vector<T>& want) {
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!(got[i] == want[i])) return static_cast<long>(i);
+  return -1;
+}
+
+}  // namespace
+
+TEST(scan, integer_sums_exact_at_tile_edges_both_algorithms) {
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, options_for(alg, "inc"));
+    cf::scan_kernel<cl_int> exc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::exclusive, options_for(alg, "exc"));
+    ASSERT_EQ(inc.algorithm(), alg);
+    for (std::size_t n : sizes_for(inc.tile_size())) {
+      SCOPED_TRACE(std::string(name_of(alg)) + " n=" + std::to_string(n));
+      auto host = random_ints(n, static_cast<unsigned>(n) + 1);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n), z(q(), n);
+      inc(q(), x, y);
+      exc(q(), x, z);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      auto got = y.to_host(q());
+      EXPECT_EQ(first_mismatch(got, want), -1);
+      // exclusive[i] == inclusive[i] - x[i], exclusive[0] == 0
+      auto ex = z.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(ex, want), -1);
+    }
+  }
+}
+
+TEST(scan, ten_million_and_one_both_algorithms) {
+  const std::size_t n = 10'000'001;
+  auto host = random_ints(n, 7);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, options_for(alg, "inc"));
+    cf::array<cl_int> y(q(), n);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    // Calls reuse the look-back state (new epoch, nothing cleared): run again, still exact.
+    y.fill(q(), 12345);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  }
+}
+
+TEST(scan, float_sums_exact_on_dyadic_values_and_bounded_on_random_ones) {
+  const std::size_t n = 200'003;
+  // Multiples of 1/8 in [-8, 8]: every partial sum is exact in float (|sum| < 2^21).
+  std::vector<cl_float> dyadic(n), noisy(n);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d(-64, 64);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (auto& v : dyadic) v = d(rng) / 8.0f;
+  for (auto& v : noisy) v = u(rng);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_kernel<cl_float> inc(ctx(), "global const float* x, global float* y", "x[i]", "a + b",
+                                  "0.0f", "y[i] = item", cf::scan_kind::inclusive,
+                                  options_for(alg, "finc"));
+    auto x = cf::array<cl_float>::from_host(q(), dyadic);
+    cf::array<cl_float> y(q(), n);
+    inc(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(dyadic, std::plus<float>())), -1);
+
+    // Arbitrary floats: the device sums in another order than a serial loop. Any order of
+    // summation whose longest chain of additions has d terms errs by at most
+    // d * 2^-24 * sum|x_j| (Higham, ch. 4). d is below chunk + chunks for reduce-then-scan and
+    // below items + group + tiles for look-back; 2 * sqrt(n) + tile covers both here.
+    auto xn = cf::array<cl_float>::from_host(q(), noisy);
+    inc(q(), xn, y);
+    auto got = y.to_host(q());
+    const double depth = 2 * std::sqrt(double(n)) + double(inc.tile_size()) + 64;
+    double exact = 0, magnitude = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exact += noisy[i];
+      magnitude += std::fabs(noisy[i]);
+      const double bound = depth * std::ldexp(1.0, -24) * magnitude;
+      if (std::fabs(got[i] - exact) > bound) {
+        ADD_FAILURE() << "i=" << i << " got " << got[i] << " want " << exact << " bound " << bound;
+        break;
+      }
+    }
+  }
+}
+
+TEST(scan, max_scan_and_exclusive_identity) {
+  const std::size_t n = 50'001;
+  auto host = random_ints(n, 11, -1'000'000, 1'000'000);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  auto want = inclusive_reference(host, [](int a, int b) { return std::max(a, b); });
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    // Inclusive output and prev_item (always exclusive) from one kernel.
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y, global int* z", "x[i]",
+                              "max(a, b)", "INT_MIN", "y[i] = item; z[i] = prev_item",
+                              cf::scan_kind::inclusive, options_for(alg, "maxscan"));
+    cf::array<cl_int> y(q(), n), z(q(), n);
+    k(q(), x, y, z);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    auto prev = z.to_host(q());
+    EXPECT_EQ(prev[0], INT32_MIN);
+    std::vector<cl_int> shifted(n);
+    shifted[0] = INT32_MIN;
+    std::copy(want.begin(), want.end() - 1, shifted.begin() + 1);
+    EXPECT_EQ(first_mismatch(prev, shifted), -1);
+  }
+}
+
+TEST(scan, struct_scan_with_a_non_commutative_operation) {
+  const std::size_t n = 70'001;
+  std::mt19937 rng(5);
+  std::vector<affine> host(n);
+  for (auto& f : host) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
+  auto want = inclusive_reference(host, compose);
+  auto x = cf::array<affine>::from_host(q(), host);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_options o = options_for(alg, "affine_scan");
+    o.preamble = kAffinePreamble;
+    cf::scan_kernel<affine> k(ctx(), "global const affine* x, global affine* y", "x[i]",
+                              "(affine){b.a * a.a, b.a * a.b + b.b}", "(affine){1u, 0u}",
+                              "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::array<affine> y(q(), n);
+    k(q(), x, y);
+    auto got = y.to_host(q());
+    long bad = -1;
+    for (std::size_t i = 0; i < n && bad < 0; ++i)
+      if (got[i].a != want[i].a || got[i].b != want[i].b) bad = static_cast<long>(i);
+    EXPECT_EQ(bad, -1);
+  }
+}
+
+TEST(scan, segmented_sums_both_algorithms) {
+  const std::size_t n = 30'011;
+  auto host = random_ints(n, 13);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  std::mt19937 rng(17);
+  std::vector<std::pair<std::string, std::vector<cl_uchar>>> patterns;
+  patterns.push_back({"every element starts a segment", std::vector<cl_uchar>(n, 1)});
+  std::vector<cl_uchar> whole(n, 0);
+  patterns.push_back({"one segment, no flag", whole});
+  whole[0] = 1;
+  patterns.push_back({"one segment, flag at 0", whole});
+  std::vector<cl_uchar> random(n), sparse(n);
+  for (auto& f : random) f = rng() % 7 == 0;
+  for (auto& f : sparse) f = rng() % 5000 == 0;
+  patterns.push_back({"random segments", random});
+  patterns.push_back({"long random segments", sparse});
+
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    cf::scan_options o = options_for(alg, "segsum");
+    o.is_segment_start = "flags[i]";
+    cf::scan_kernel<cl_int> inc(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::scan_kernel<cl_int> exc(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::exclusive, o);
+    for (const auto& [what, flags] : patterns) {
+      SCOPED_TRACE(std::string(name_of(alg)) + ": " + what);
+      std::vector<cl_int> want(n);
+      for (std::size_t i = 0; i < n; ++i)
+        want[i] = (i == 0 || flags[i]) ? host[i] : want[i - 1] + host[i];
+      auto f = cf::array<cl_uchar>::from_host(q(), flags);
+      cf::array<cl_int> y(q(), n);
+      inc(q(), x, f, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+      exc(q(), x, f, y);
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    }
+  }
+}
+
+TEST(scan, last_item_is_the_total_on_both_algorithms) {
+  const std::size_t n = 12'345;
+  auto host = random_ints(n, 19);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  const cl_int total = std::accumulate(host.begin(), host.end(), 0);
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    // Reversed inclusive sums: y[i] = total - (exclusive at i) = x[i] + ... + x[n-1].
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = last_item - prev_item", cf::scan_kind::inclusive,
+                              options_for(alg, "suffix"));
+    cf::array<cl_int> y(q(), n);
+    k(q(), x, y);
+    auto got = y.to_host(q());
+    EXPECT_EQ(got[0], total);
+    cl_int suffix = 0;
+    long bad = -1;
+    for (std::size_t i = n; i-- > 0;) {
+      suffix += host[i];
+      if (got[i] != suffix && bad < 0) bad = static_cast<long>(i);
+    }
+    EXPECT_EQ(bad, -1);
+  }
+}
+
+TEST(scan, copy_if_and_partition_keep_order) {
+  auto run = [](const char* what) {
+    SCOPED_TRACE(what);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(65'537)}) {
+      auto host = random_ints(n, static_cast<unsigned>(n) + 23);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> out(q(), n);
+      for (const char* pred : {"x > -1000", "x > 1000", "x % 3 == 0"}) {
+        SCOPED_TRACE(std::string(pred) + " n=" + std::to_string(n));
+        std::vector<cl_int> kept, rest;
+        for (std::size_t i = 0; i < n; ++i) {
+          const int v = host[i];
+          const bool keep = std::string(pred) == "x > -1000"  ? v > -1000
+                            : std::string(pred) == "x > 1000" ? v > 1000
+                                                              : v % 3 == 0;
+          (keep ? kept : rest).push_back(v);
+        }
+        std::size_t count = cf::copy_if(q(), x, out, pred);
+        ASSERT_EQ(count, kept.size());
+        auto got = out.to_host(q());
+        got.resize(count);
+        EXPECT_EQ(got, kept);
+        count = cf::partition(q(), x, out, pred);
+        ASSERT_EQ(count, kept.size());
+        got = out.to_host(q());
+        kept.insert(kept.end(), rest.begin(), rest.end());
+        EXPECT_EQ(got, kept);
+      }
+    }
+  };
+  run("automatic algorithm");
+  // The helpers cache kernels per context: a new context sees the forced algorithm.
+  ::setenv("CLFORGE_SCAN_ALGORITHM", "lookback", 1);
+  {
+    cf::context lookback_ctx = cf::context::create_default();
+    cf::queue lq(lookback_ctx);
+    std::vector<cl_int> host = random_ints(100'003, 29);
+    auto x = cf::array<cl_int>::from_host(lq, host);
+    cf::array<cl_int> out(lq, host.size());
+    std::vector<cl_int> kept;
+    for (int v : host)
+      if (v < 0) kept.push_back(v);
+    EXPECT_EQ(cf::copy_if(lq, x, out, "x < 0"), kept.size());
+    auto got = out.to_host(lq);
+    got.resize(kept.size());
+    EXPECT_EQ(got, kept);
+    // partition needs last_item: on look-back that is a first pass, then the scan.
+    const std::size_t negatives = kept.size();
+    for (int v : host)
+      if (v >= 0) kept.push_back(v);
+    EXPECT_EQ(cf::partition(lq, x, out, "x < 0"), negatives);
+    EXPECT_EQ(out.to_host(lq), kept);
+  }
+  ::unsetenv("CLFORGE_SCAN_ALGORITHM");
+}
+
+TEST(scan, inclusive_and_exclusive_helpers_are_cached) {
+  const std::size_t n = 4099;
+  auto host = random_ints(n, 31);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  cf::array<cl_int> y(q(), n);
+  cf::inclusive_scan(q(), x, y);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  const cf::cache_stats before = ctx().program_cache_stats();
+  cf::inclusive_scan(q(), x, y);
+  cf::exclusive_scan(q(), x, y);
+  cf::exclusive_scan(q(), x, y);
+  const cf::cache_stats after = ctx().program_cache_stats();
+  // One new program (the exclusive scan), looked up once: repeated calls touch no cache.
+  EXPECT_EQ(after.memory_hits + after.disk_hits + after.compiles,
+            before.memory_hits + before.disk_hits + before.compiles + 1);
+  for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  // In place, and with another operation.
+  cf::inclusive_scan(q(), x, x, "max(a, b)", "INT_MIN");
+  EXPECT_EQ(first_mismatch(x.to_host(q()),
+                           inclusive_reference(host, [](int a, int b) { return std::max(a, b); })),
+            -1);
+}
+
+TEST(scan, bad_input_is_a_clear_error) {
+  cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item");
+  cf::array<cl_int> x(q(), 100), y(q(), 100), short_y(q(), 99);
+  cf::array<cl_float> wrong(q(), 100);
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const cf::error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  std::string e = message([&] { k(q(), x); });
+  EXPECT_NE(e.find("takes 2 argument(s)"), std::string::npos) << e;
+  e = message([&] { k(q(), x, 3); });
+  EXPECT_NE(e.find("argument 2 (y) expects array<int>"), std::string::npos) << e;
+  e = message([&] { k(q(), x, wrong); });
+  EXPECT_NE(e.find("got array<float>"), std::string::npos) << e;
+  e = message([&] { k(q(), x, short_y); });
+  EXPECT_NE(e.find("(y) has 99 elements"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i] +", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(kAlgorithms[0], "broken"));
+  });
+  EXPECT_NE(e.find("broken"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* n", "x[i]", "a + b", "0",
+                            "n[i] = item");
+  });
+  EXPECT_NE(e.find("reserved"), std::string::npos) << e;
+  e = message([&] {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(kAlgorithms[0], "not a name"));
+  });
+  EXPECT_NE(e.find("not a C identifier"), std::string::npos) << e;
+  cf::array<cl_int> small_out(q(), 10);
+  e = message([&] { cf::copy_if(q(), x, small_out, "x > 0"); });
+  EXPECT_NE(e.find("copy_if: the output has 10 elements"), std::string::npos) << e;
+  e = message([&] { cf::copy_if(q(), x, x, "x > 0"); });
+  EXPECT_NE(e.find("another array"), std::string::npos) << e;
+}
+
+namespace {
+template <class T>
+void check_sum_of(cf::scan_algorithm alg, const std::string& name, std::size_t n) {
+  SCOPED_TRACE(cf::type_name<T>() + " " + name_of(alg));
+  const std::string t = cf::type_name<T>();
+  cf::scan_kernel<T> k(ctx(), "global const " + t + "* x, global " + t + "* y", "x[i]", "a + b",
+                       "0", "y[i] = item", cf::scan_kind::inclusive, options_for(alg, name));
+  auto ints = random_ints(n, 37, -20, 20);
+  std::vector<T> host(ints.begin(), ints.end());
+  auto x = cf::array<T>::from_host(q(), host);
+  cf::array<T> y(q(), n);
+  k(q(), x, y);
+  // short wraps on the device as in C++ (computed in int, then truncated).
+  auto want = inclusive_reference(host, [](T a, T b) { return static_cast<T>(a + b); });
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+}
+}  // namespace
+
+TEST(scan, other_scalar_types_both_algorithms) {
+  // 2-byte values share the look-back's 64-bit word with the status; 8-byte ones use the
+  // flag + fence protocol.
+  // (One algorithm each: every kernel is a compile on PoCL, and the value's width matters to
+  // the look-back's publishing only.)
+  check_sum_of<cl_short>(cf::scan_algorithm::lookback, "sum_short", 40'009);
+  check_sum_of<cl_long>(cf::scan_algorithm::lookback, "sum_long", 40'009);
+  if (ctx().info().has_fp64) {
+    check_sum_of<cl_double>(cf::scan_algorithm::lookback, "sum_double", 40'009);
+    check_sum_of<cl_double>(cf::scan_algorithm::reduce_then_scan, "sum_double", 40'009);
+  }
+}
+
+TEST(scan, lookback_tile_shapes_from_options_and_environment) {
+  for (auto [items, group] : {std::pair<std::size_t, std::size_t>{1, 1}, {3, 32}, {5, 100}}) {
+    SCOPED_TRACE(std::to_string(items) + "x" + std::to_string(group));
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "shaped");
+    o.items_per_thread = items;
+    o.group_size = group;
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::exclusive, o);
+    EXPECT_EQ(k.tile_size(), items * group);
+    for (std::size_t n : {k.tile_size() - 1, k.tile_size() + 1, std::size_t(3001)}) {
+      if (n == 0) continue;
+      auto host = random_ints(n, 41);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n);
+      k(q(), x, y);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1) << "n=" << n;
+    }
+  }
+  ::setenv("CLFORGE_SCAN_TILE", "7x16", 1);
+  cf::scan_kernel<cl_int> from_env(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                   "0", "y[i] = item", cf::scan_kind::inclusive,
+                                   options_for(cf::scan_algorithm::lookback, "shaped"));
+  EXPECT_EQ(from_env.tile_size(), 7u * 16u);
+  EXPECT_EQ(cf::scan_options().tile("40x256w32lp8").lookback_groups_per_cu, 8u);
+  EXPECT_THROW(cf::scan_options().tile("40x"), cf::error);
+  ::setenv("CLFORGE_SCAN_TILE", "5x32w4lp2", 1);
+  cf::scan_kernel<cl_int> flagged(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                  "y[i] = item", cf::scan_kind::inclusive,
+                                  options_for(cf::scan_algorithm::lookback, "shaped"));
+  EXPECT_EQ(flagged.tile_size(), 5u * 32u);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_IN_REGISTERS 0"), std::string::npos);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_WINDOW 4"), std::string::npos);
+  EXPECT_NE(flagged.source().find("#define CLFORGE_PERSISTENT 1"), std::string::npos);
+  {
+    auto host = random_ints(1001, 61);
+    auto x = cf::array<cl_int>::from_host(q(), host);
+    cf::array<cl_int> y(q(), host.size());
+    flagged(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
+  }
+  ::setenv("CLFORGE_SCAN_TILE", "7by16", 1);
+  EXPECT_THROW(cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                       "0", "y[i] = item", cf::scan_kind::inclusive,
+                                       options_for(cf::scan_algorithm::lookback, "shaped")),
+               cf::error);
+  ::unsetenv("CLFORGE_SCAN_TILE");
+  // A shape that does not fit local memory is refused with the numbers.
+  cf::scan_options huge = options_for(cf::scan_algorithm::lookback, "shaped");
+  huge.items_per_thread = 1 << 20;
+  huge.group_size = 64;
+  try {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive, huge);
+    ADD_FAILURE() << "no error";
+  } catch (const cf::error& e) {
+    EXPECT_NE(std::string(e.what()).find("local memory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(scan, two_queues_share_a_kernel) {
+  cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive,
+                            options_for(cf::scan_algorithm::lookback, "inc"));
+  cf::queue other(ctx());
+  const std::size_t n = 20'011;
+  auto host = random_ints(n, 43);
+  auto want = inclusive_reference(host, std::plus<cl_int>());
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  cf::array<cl_int> y1(q(), n), y2(q(), n);
+  for (int round = 0; round < 3; ++round) {
+    k(q(), x, y1);
+    k(other, x, y2);
+    EXPECT_EQ(first_mismatch(y1.to_host(q()), want), -1);
+    EXPECT_EQ(first_mismatch(y2.to_host(other), want), -1);
+  }
+}
+
+TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
+  const std::size_t n = 30'011;
+  auto host = random_ints(n, 47);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  std::vector<cl_uchar> flags(n);
+  std::mt19937 rng(53);
+  for (auto& f : flags) f = rng() % 900 == 0;
+  auto d_flags = cf::array<cl_uchar>::from_host(q(), flags);
+  std::vector<affine> maps(n);
+  for (auto& f : maps) f = {static_cast<cl_uint>(rng() | 1u), static_cast<cl_uint>(rng())};
+  auto d_maps = cf::array<affine>::from_host(q(), maps);
+  // window, items in registers, persistent groups per compute unit (0: one group per tile)
+  struct variant {
+    std::size_t window;
+    int in_registers;
+    std::size_t groups_per_cu;
+  };
+  for (variant v : {variant{8, 1, 0}, variant{64, 0, 2}, variant{1, 0, 1}, variant{1, 1, 3}}) {
+    SCOPED_TRACE("window " + std::to_string(v.window) + (v.in_registers ? " registers" : " local") +
+                 " groups/cu " + std::to_string(v.groups_per_cu));
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "windowed");
+    o.lookback_window = v.window;
+    o.lookback_in_registers = v.in_registers;
+    o.lookback_groups_per_cu = v.groups_per_cu;
+    o.items_per_thread = 2;  // small tiles: many tiles, long look-backs
+    o.group_size = 64;
+    cf::scan_kernel<cl_int> sum(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::array<cl_int> y(q(), n);
+    sum(q(), x, y);
+    EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
+
+    // Segmented and struct (flag + fence) scans for the first two variants only: each
+    // variant is a compile on PoCL.
+    if (v.window == 1) continue;
+    cf::scan_options so = o;
+    so.is_segment_start = "flags[i]";
+    cf::scan_kernel<cl_int> seg(ctx(),
+                                "global const int* x, global const uchar* flags, global int* y",
+                                "x[i]", "a + b", "0", "y[i] = item", cf::scan_kind::inclusive, so);
+    seg(q(), x, d_flags, y);
+    std::vector<cl_int> want(n);
+    for (std::size_t i = 0; i < n; ++i)
+      want[i] = (i == 0 || flags[i]) ? host[i] : want[i - 1] + host[i];
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+
+    cf::scan_options ao = o;
+    ao.preamble = kAffinePreamble;
+    cf::scan_kernel<affine> composed(ctx(), "global const affine* x, global affine* y", "x[i]",
+                                     "(affine){b.a * a.a, b.a * a.b + b.b}", "(affine){1u, 0u}",
+                                     "y[i] = item", cf::scan_kind::inclusive, ao);
+    cf::array<affine> ya(q(), n);
+    composed(q(), d_maps, ya);
+    auto got = ya.to_host(q());
+    auto expected = inclusive_reference(maps, compose);
+    long bad = -1;
+    for (std::size_t i = 0; i < n && bad < 0; ++i)
+      if (got[i].a != expected[i].a || got[i].b != expected[i].b) bad = static_cast<long>(i);
+    EXPECT_EQ(bad, -1);
+  }
+}
+
+TEST(scan, reduce_then_scan_lanes_and_chunks) {
+  for (std::size_t lanes : {std::size_t(1), std::size_t(3)}) {
+    cf::scan_options o = options_for(cf::scan_algorithm::reduce_then_scan, "chunked");
+    o.lanes = lanes;
+    o.chunk_granularity = 16;
+    o.max_chunks = 10;
+    cf::scan_kernel<cl_int> k(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::exclusive, o);
+    for (std::size_t n :
+         {std::size_t(1), std::size_t(15), std::size_t(17), std::size_t(161), std::size_t(5003)}) {
+      SCOPED_TRACE("lanes " + std::to_string(lanes) + " n=" + std::to_string(n));
+      auto host = random_ints(n, 59);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n);
+      k(q(), x, y);
+      auto want = inclusive_reference(host, std::plus<cl_int>());
+      for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    }
+  }
+}
