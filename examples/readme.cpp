@@ -6,7 +6,7 @@ namespace cf = clforge;
 
 int main() {
   cf::context ctx = cf::context::create_default();  // CLFORGE_DEVICE=gpu|cpu|nvidia|pocl|0:1
-  cf::queue q(ctx);                                  // in-order, profiling on
+  cf::queue q(ctx);                                 // in-order, profiling on
   std::vector<float> hx(1000003, 1.0f), hy(1000003, 2.0f);
   auto x = cf::array<float>::from_host(q, hx);
   auto y = cf::array<float>::from_host(q, hy);
@@ -19,7 +19,8 @@ int main() {
     })CL");
   // The local size is chosen for the device; the global size is rounded up to it, so the
   // kernel guards with the true n.
-  cf::event e = q.launch(prog.kernel("saxpy"), cf::ndrange(x.size()), cl_ulong(x.size()), 2.0f, x, y);
+  cf::event e =
+      q.launch(prog.kernel("saxpy"), cf::ndrange(x.size()), cl_ulong(x.size()), 2.0f, x, y);
   std::vector<float> result = y.to_host(q);
   std::printf("%.3f ms on %s\n", e.elapsed_ms(), ctx.info().name.c_str());
 }
