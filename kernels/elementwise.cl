@@ -14,6 +14,8 @@ $operation;
 // kernel $name) the accesses are contiguous; $strided_name takes any step (a negative one as its
 // two's complement).
 #define CLFORGE_GRID_STRIDE $grid_stride
+#define CLFORGE_VEC $vec
+#define CLFORGE_ILV $ilv
 static inline void clforge_indices(const ulong clforge_first, const ulong clforge_step,
                             const ulong clforge_count$comma_parameters)
 {
@@ -22,6 +24,36 @@ static inline void clforge_indices(const ulong clforge_first, const ulong clforg
   for (ulong clforge_k = get_global_id(0); clforge_k < clforge_count;
        clforge_k += get_global_size(0))
     clforge_operation(clforge_first + clforge_k * clforge_step, clforge_count$comma_arguments);
+#elif CLFORGE_VEC > 1
+  // CLFORGE_VEC consecutive indices per work-item: an unrolled block, a guarded tail
+  const ulong clforge_k = get_global_id(0) * CLFORGE_VEC;
+  if (clforge_k + CLFORGE_VEC <= clforge_count) {
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_VEC; ++clforge_u)
+      clforge_operation(clforge_first + (clforge_k + clforge_u) * clforge_step,
+                        clforge_count$comma_arguments);
+  } else {
+    for (ulong clforge_t = clforge_k; clforge_t < clforge_count; ++clforge_t)
+      clforge_operation(clforge_first + clforge_t * clforge_step, clforge_count$comma_arguments);
+  }
+#elif CLFORGE_ILV > 1
+  // CLFORGE_ILV indices per work-item, a group's size apart (each access still coalesced): an
+  // unrolled block where the group's whole block is in range, guarded otherwise
+  const ulong clforge_local = get_local_size(0);
+  const ulong clforge_block = get_group_id(0) * clforge_local * CLFORGE_ILV;
+  const ulong clforge_k = clforge_block + get_local_id(0);
+  if (clforge_block + clforge_local * CLFORGE_ILV <= clforge_count) {
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_ILV; ++clforge_u)
+      clforge_operation(clforge_first + (clforge_k + clforge_u * clforge_local) * clforge_step,
+                        clforge_count$comma_arguments);
+  } else {
+    for (uint clforge_u = 0; clforge_u < CLFORGE_ILV; ++clforge_u) {
+      const ulong clforge_t = clforge_k + clforge_u * clforge_local;
+      if (clforge_t < clforge_count)
+        clforge_operation(clforge_first + clforge_t * clforge_step, clforge_count$comma_arguments);
+    }
+  }
 #else
   // one work-item per index
   const ulong clforge_k = get_global_id(0);

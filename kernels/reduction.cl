@@ -20,6 +20,7 @@ static inline $T clforge_reduce(const $T a, const $T b)
 #define CLFORGE_UNROLL $unroll
 #define CLFORGE_GPU_SHAPE $gpu_shape
 #define CLFORGE_COMPENSATED $compensated_flag
+#define CLFORGE_VEC $vec
 
 // ---- sequential accumulation: *s = reduce(*s, v), Kahan-compensated sums when enabled ----------
 #if CLFORGE_COMPENSATED
@@ -132,6 +133,59 @@ void $strided_name(const ulong clforge_first, const ulong clforge_step, const ul
   clforge_stage1(clforge_first, clforge_step, clforge_count, clforge_chunk, clforge_partials,
                  scratch$comma_arguments);
 }
+
+#if CLFORGE_VEC > 1
+// ---- stage 1 with vector loads: the map is the plain load $vec_param[i] ------------------------
+// $vec_name runs when the range has step 1 and starts at a multiple of CLFORGE_VEC: group g reads
+// its chunk (a multiple of CLFORGE_LOCAL * CLFORGE_UNROLL * CLFORGE_VEC elements) as
+// $vec_type values, CLFORGE_UNROLL independent coalesced loads in flight per work-item.
+static inline void clforge_accumulate_vector($T* s, $T* c, const $vec_type v)
+{
+#if CLFORGE_COMPENSATED
+  $T clforge_parts[CLFORGE_VEC];
+  vstore$vec(v, 0, clforge_parts);
+  for (uint j = 0; j < CLFORGE_VEC; ++j) clforge_accumulate(s, c, clforge_parts[j]);
+#else
+  clforge_accumulate(s, c, $vec_reduce);
+#endif
+}
+
+kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
+void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
+               global $T* clforge_partials$comma_parameters)
+{
+  local $T clforge_scratch[CLFORGE_LOCAL];
+  const ulong clforge_lid = get_local_id(0);
+  const ulong clforge_group = get_group_id(0);
+  const ulong clforge_begin = clforge_group * clforge_chunk;
+  const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
+  global const $vec_type* clforge_vectors =
+      (global const $vec_type*)($vec_param + clforge_first + clforge_begin);
+  const ulong clforge_nv = (clforge_end - clforge_begin) / CLFORGE_VEC;
+  const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
+  const ulong clforge_full = clforge_nv / clforge_round * clforge_round;
+  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+  ulong clforge_k = clforge_lid;
+  for (; clforge_k < clforge_full; clforge_k += clforge_round) {
+    $vec_type clforge_v[CLFORGE_UNROLL];
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_v[clforge_u] = clforge_vectors[clforge_k + clforge_u * CLFORGE_LOCAL];
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_v[clforge_u]);
+  }
+  for (; clforge_k < clforge_nv; clforge_k += CLFORGE_LOCAL)
+    clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_vectors[clforge_k]);
+  // the last elements, fewer than CLFORGE_VEC (last group only)
+  for (ulong clforge_t = clforge_begin + clforge_nv * CLFORGE_VEC + clforge_lid;
+       clforge_t < clforge_end; clforge_t += CLFORGE_LOCAL)
+    clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
+  const $T clforge_result =
+      clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
+  if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_result;
+}
+#endif
 
 // ---- stage 2: one group reduces the partials into result[0] ------------------------------------
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))

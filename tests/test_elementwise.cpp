@@ -50,7 +50,9 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(elementwise, saxpy_matches_reference_at_every_size) {
   cf::kernel_shape grid_stride = cf::kernel_shape::parse("gpu,local=64,groups_per_cu=2");
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), grid_stride}) {
+  cf::kernel_shape vec = cf::kernel_shape::parse("gpu,vec=4");
+  cf::kernel_shape ilv = cf::kernel_shape::parse("gpu,local=64,ilv=4");
+  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), grid_stride, vec, ilv}) {
     cf::kernel_options o;
     o.name = "saxpy";
     o.shape = shape;
@@ -152,6 +154,46 @@ TEST(elementwise, ranges_and_slices) {
     for (auto i : t.want) want[i] += 1000;
     ASSERT_EQ(got, want) << "range start " << t.r.start << " stop " << t.r.stop << " step "
                          << t.r.step;
+  }
+}
+
+TEST(elementwise, gpu_variants_with_slices_and_the_index) {
+  // vec (consecutive indices per work-item) and ilv (a group apart) over strided slices, with
+  // an operation that uses i and n itself.
+  for (const char* text : {"gpu,vec=8", "gpu,vec=2", "gpu,local=32,ilv=8", "gpu,ilv=2"}) {
+    cf::kernel_options o;
+    o.name = "variant";
+    o.shape = cf::kernel_shape::parse(text);
+    cf::elementwise_kernel k(ctx(), "global const int* x, global long* y",
+                             "y[i] = x[i] * 3 + (long)i * 1000 + (long)n", o);
+    for (std::size_t len : {std::size_t(1), std::size_t(37), std::size_t(5000)}) {
+      auto hx = random_vector<int>(len, 5);
+      auto x = cf::array<int>::from_host(q(), hx);
+      for (auto r : {cf::slice(cf::slice_none, cf::slice_none, 1), cf::slice(1, -2, 3),
+                     cf::slice(-1, cf::slice_none, -2)}) {
+        std::vector<long long> want(len, -7);
+        auto y = cf::array<cl_long>::from_host(q(), std::vector<cl_long>(len, -7));
+        // Python slice semantics, as resolved by clforge
+        std::vector<std::size_t> visited;
+        const std::int64_t L = static_cast<std::int64_t>(len);
+        auto norm = [&](std::int64_t v, std::int64_t omitted, std::int64_t lo, std::int64_t hi) {
+          if (v == cf::slice_none) return omitted;
+          if (v < 0) v = std::max(v + L, lo);
+          return std::min(v, hi);
+        };
+        const std::int64_t lo = r.step > 0 ? 0 : -1, hi = r.step > 0 ? L : L - 1;
+        const std::int64_t start = norm(r.start, r.step > 0 ? lo : hi, lo, hi);
+        const std::int64_t stop = norm(r.stop, r.step > 0 ? hi : lo, lo, hi);
+        for (std::int64_t i = start; r.step > 0 ? i < stop : i > stop; i += r.step)
+          visited.push_back(static_cast<std::size_t>(i));
+        for (std::size_t i : visited)
+          want[i] = hx[i] * 3LL + static_cast<long long>(i) * 1000 + (long long)visited.size();
+        k(q(), r, x, y);
+        auto got = y.to_host(q());
+        for (std::size_t i = 0; i < len; ++i)
+          ASSERT_EQ(got[i], want[i]) << text << " len=" << len << " step=" << r.step << " i=" << i;
+      }
+    }
   }
 }
 

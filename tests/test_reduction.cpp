@@ -97,6 +97,63 @@ TEST(reduction, float_sum_and_dot_at_every_size_in_both_shapes) {
   }
 }
 
+TEST(reduction, vector_loads_for_a_plain_load_map) {
+  // gpu,vec=W: the map x[i] is read as W-wide vectors where the range allows it (step 1, start
+  // a multiple of W), the scalar kernel otherwise. Sums (plain and compensated), a min, and
+  // narrow integer types; slices at aligned and unaligned starts.
+  auto slices = {cf::slice(cf::slice_none, cf::slice_none), cf::slice(1, cf::slice_none),
+                 cf::slice(4, -3), cf::slice(16, -1), cf::slice(0, cf::slice_none, 2)};
+  {
+    cf::reduction_kernel<float> sum(ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
+                                    with_shape("vsum", cf::kernel_shape::parse("gpu,vec=4")));
+    cf::reduction_kernel<float> kahan(
+        ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
+        with_shape("vkahan", cf::kernel_shape::parse("gpu,local=64,unroll=2,vec=8"), true));
+    cf::reduction_kernel<float> lowest(ctx(), "global const float* x", "x[i]", "fmin(a, b)",
+                                       "INFINITY",
+                                       with_shape("vmin", cf::kernel_shape::parse("gpu,vec=4")));
+    EXPECT_NE(sum.source().find("vsum_vec"), std::string::npos);
+    for (std::size_t n : kSizes) {
+      auto h = random_vector<float>(n, 21);
+      auto x = cf::array<float>::from_host(q(), h);
+      for (auto r : slices) {
+        const std::size_t begin = std::min<std::size_t>(
+            n, static_cast<std::size_t>(r.start < 0                 ? 0
+                                        : r.start == cf::slice_none ? 0
+                                                                    : r.start));
+        std::size_t end = n;
+        if (r.stop != cf::slice_none)
+          end = r.stop < 0 ? (n > std::size_t(-r.stop) ? n + r.stop : 0)
+                           : std::min<std::size_t>(n, r.stop);
+        double want = 0, magnitude = 0;
+        float want_min = INFINITY;
+        for (std::size_t i = begin; i < end; i += r.step) {
+          want += h[i];
+          magnitude += std::abs(double(h[i]));
+          want_min = std::min(want_min, h[i]);
+        }
+        EXPECT_NEAR(sum(q(), r, x), want, kPlainTolerance * magnitude + 1e-30) << "n=" << n;
+        EXPECT_NEAR(kahan(q(), r, x), want, kCompensatedTolerance * magnitude + 1e-30) << "n=" << n;
+        EXPECT_EQ(lowest(q(), r, x), want_min) << "n=" << n << " start " << r.start;
+      }
+    }
+  }
+  cf::reduction_kernel<cl_uchar> bytes(ctx(), "global const uchar* x", "x[i]", "a ^ b", "0",
+                                       with_shape("vxor", cf::kernel_shape::parse("gpu,vec=16")));
+  cf::reduction_kernel<cl_long> longs(ctx(), "global const long* x", "(x[i])", "a + b", "0",
+                                      with_shape("vlong", cf::kernel_shape::parse("gpu,vec=2")));
+  for (std::size_t n : {std::size_t(1), std::size_t(17), std::size_t(4099), std::size_t(65537)}) {
+    auto hb = random_vector<cl_uchar>(n, 22);
+    auto hl = random_vector<cl_long>(n, 23);
+    auto b = cf::array<cl_uchar>::from_host(q(), hb);
+    auto l = cf::array<cl_long>::from_host(q(), hl);
+    cl_uchar want_b = 0;
+    for (auto v : hb) want_b ^= v;
+    EXPECT_EQ(bytes(q(), b), want_b) << n;
+    EXPECT_EQ(longs(q(), l), std::accumulate(hl.begin(), hl.end(), cl_long(0))) << n;
+  }
+}
+
 TEST(reduction, builtins_sum_and_minmax_for_every_scalar_type) {
   auto check = [](auto tag) {
     using T = decltype(tag);

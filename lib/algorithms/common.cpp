@@ -127,8 +127,9 @@ kernel_shape kernel_shape::parse(const std::string& text) {
     auto eq = field.find('=');
     auto bad = [&] {
       throw error("kernel shape \"" + text +
-                  "\": expected gpu|cpu|auto then key=value fields local, unroll, groups_per_cu "
-                  "(e.g. \"gpu,local=256,unroll=8,groups_per_cu=4\"), not \"" +
+                  "\": expected gpu|cpu|auto then key=value fields local, unroll, groups_per_cu, "
+                  "vec, ilv (powers of two up to 16) (e.g. "
+                  "\"gpu,local=256,unroll=8,groups_per_cu=4\"), not \"" +
                   field + "\"");
     };
     if (eq == std::string::npos) bad();
@@ -142,6 +143,8 @@ kernel_shape kernel_shape::parse(const std::string& text) {
       s.unroll = static_cast<unsigned>(v);
     else if (key == "groups_per_cu")
       s.groups_per_cu = static_cast<unsigned>(v);
+    else if ((key == "vec" || key == "ilv") && v <= 16 && (v & (v - 1)) == 0)
+      (key == "vec" ? s.vec : s.ilv) = static_cast<unsigned>(v);
     else
       bad();
   }
@@ -157,6 +160,8 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
     if (s.local_size == 0) s.local_size = env.local_size;
     if (s.unroll == 0) s.unroll = env.unroll;
     if (s.groups_per_cu == 0) s.groups_per_cu = env.groups_per_cu;
+    if (s.vec == 0) s.vec = env.vec;
+    if (s.ilv == 0) s.ilv = env.ilv;
     if (s.which == kind::automatic) s.which = device.is_cpu() ? kind::cpu : kind::gpu;
   }
   const bool gpu = s.which == kind::gpu;
@@ -171,6 +176,8 @@ std::string kernel_shape::describe() const {
   std::string out = k + " local=" + std::to_string(local_size);
   if (unroll) out += " unroll=" + std::to_string(unroll);
   if (groups_per_cu) out += " groups_per_cu=" + std::to_string(groups_per_cu);
+  if (vec > 1) out += " vec=" + std::to_string(vec);
+  if (ilv > 1) out += " ilv=" + std::to_string(ilv);
   return out;
 }
 

@@ -19,6 +19,7 @@ struct elementwise_state {
   kernel strided;                 // any step
   std::size_t gpu_max_items = 0;  // gpu shape: the fixed number of work-items
   std::size_t local_size = 0;
+  unsigned vec = 1, ilv = 1;  // gpu shape: indices per work-item (consecutive / a group apart)
 };
 }  // namespace detail
 
@@ -37,6 +38,12 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   // work-item per index.
   const bool grid_stride =
       state->shape.which == kernel_shape::kind::gpu && state->shape.groups_per_cu != 0;
+  // gpu one-item-per-index variants: vec consecutive indices, or ilv indices a group apart
+  if (state->shape.which != kernel_shape::kind::gpu || grid_stride) state->shape.vec = 0;
+  if (state->shape.vec > 1 || state->shape.which != kernel_shape::kind::gpu || grid_stride)
+    state->shape.ilv = 0;
+  state->vec = std::max(1u, state->shape.vec);
+  state->ilv = std::max(1u, state->shape.ilv);
   state->gpu_max_items = grid_stride ? state->shape.local_size * state->shape.groups_per_cu *
                                            std::max<std::size_t>(1, ctx.info().compute_units)
                                      : 0;
@@ -52,6 +59,8 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"comma_parameters", detail::comma_parameters(state->params)},
       {"comma_arguments", detail::comma_arguments(state->params)},
       {"grid_stride", grid_stride ? "1" : "0"},
+      {"vec", std::to_string(state->vec)},
+      {"ilv", std::to_string(state->ilv)},
   };
   state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
   state->contiguous = state->built.kernel(state->name);
@@ -87,6 +96,11 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
   if (r.count == 0) return {};
   std::size_t items = static_cast<std::size_t>(r.count);
   if (s.gpu_max_items != 0) items = std::min(items, s.gpu_max_items);
+  if (s.vec > 1) items = (items + s.vec - 1) / s.vec;
+  if (s.ilv > 1) {
+    const std::size_t per_group = s.local_size * s.ilv;
+    items = (items + per_group - 1) / per_group * s.local_size;
+  }
   const ndrange range = ndrange(items).with_local(s.local_size);
   if (r.step == 1) {
     return detail::launch_with(q, s.contiguous, range, [&](detail::kernel_state& k) {

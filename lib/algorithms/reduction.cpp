@@ -24,6 +24,34 @@ std::string without_spaces(const std::string& s) {
   return out;
 }
 
+// The array parameter when the map expression is a plain load "x[i]" of a global array whose
+// element type is the result type; "" otherwise.
+std::string plain_load(const std::vector<parameter>& params,
+                       const reduction_engine::description& d) {
+  const std::string map = without_spaces(d.map);
+  for (const parameter& p : params)
+    if (p.is_pointer && p.address_space == "global" && p.kind != scalar_kind::other &&
+        p.type == d.type_name && (map == p.name + "[i]" || map == "(" + p.name + "[i])"))
+      return p.name;
+  return "";
+}
+
+// clforge_reduce over the components of a vector v of `width` values, as a pairwise tree.
+std::string vector_reduce_expression(unsigned width) {
+  static const char* digits = "0123456789abcdef";
+  std::vector<std::string> terms;
+  for (unsigned j = 0; j < width && j < 16; ++j) terms.push_back(std::string("v.s") + digits[j]);
+  if (terms.empty()) return "v";
+  while (terms.size() > 1) {
+    std::vector<std::string> next;
+    for (std::size_t j = 0; j + 1 < terms.size(); j += 2)
+      next.push_back("clforge_reduce(" + terms[j] + ", " + terms[j + 1] + ")");
+    if (terms.size() % 2) next.push_back(terms.back());
+    terms = next;
+  }
+  return terms[0];
+}
+
 }  // namespace
 
 reduction_engine::reduction_engine(const context& ctx, const description& d,
@@ -51,45 +79,62 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   const bool gpu = shape_.which == kernel_shape::kind::gpu;
   if (shape_.unroll == 0) shape_.unroll = gpu ? 8 : 16;
   if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 1;
+  // Vector loads (gpu shape, map a plain load x[i] of an array of T): vec elements per load.
+  const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
+  if (vec_param.empty()) shape_.vec = 0;
+  vec_ = vec_param.empty() ? 1 : shape_.vec;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
   std::size_t local = floor_pow2(shape_.local_size);
   while (local > 1 && info.local_mem_bytes != 0 && local * type_size_ > info.local_mem_bytes / 2)
     local /= 2;
-  shape_.local_size = local;
   target_groups_ = std::max<std::size_t>(
       1, std::size_t(shape_.groups_per_cu) * std::max(1u, info.compute_units));
 
-  template_values values{
-      {"name", name},
-      {"strided_name", name + "_strided"},
-      {"final_name", name + "_final"},
-      {"T", d.type_name},
-      {"shape", shape_.describe()},
-      {"compensated", options.compensated ? "yes (Kahan)" : "no"},
-      {"compensated_flag", options.compensated ? "1" : "0"},
-      {"extensions", fp64_pragma(ctx, params_, d.type_needs_fp64, who_)},
-      {"preamble", options.preamble},
-      {"map", d.map},
-      {"reduce", d.reduce},
-      {"neutral", d.neutral},
-      {"local", std::to_string(local)},
-      {"unroll", std::to_string(shape_.unroll)},
-      {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
-      {"count_name", count_name(params_)},
-      {"comma_parameters", comma_parameters(params_)},
-      {"comma_arguments", comma_arguments(params_)},
-  };
-  built_ = ctx.build(render_kernel("reduction", values), options.build_options);
-  contiguous_ = built_.kernel(name);
-  strided_ = built_.kernel(name + "_strided");
-  final_ = built_.kernel(name + "_final");
-  for (const kernel* k : {&contiguous_, &strided_, &final_})
-    if (k->work_group_size() < local)
-      throw error(who_ + ": kernel " + k->name() + " can run at most " +
-                  std::to_string(k->work_group_size()) + " work-items per group on " + info.name +
-                  ", the shape needs " + std::to_string(local) +
-                  " (set a smaller kernel_shape::local_size)");
+  // Generated for `local` work-items per group; when a built kernel can run fewer (registers
+  // limit it, e.g. NVIDIA), regenerated for the largest power of two that fits.
+  for (int attempt = 0;; ++attempt) {
+    shape_.local_size = local;
+    template_values values{
+        {"name", name},
+        {"strided_name", name + "_strided"},
+        {"final_name", name + "_final"},
+        {"vec_name", name + "_vec"},
+        {"T", d.type_name},
+        {"shape", shape_.describe()},
+        {"compensated", options.compensated ? "yes (Kahan)" : "no"},
+        {"compensated_flag", options.compensated ? "1" : "0"},
+        {"extensions", fp64_pragma(ctx, params_, d.type_needs_fp64, who_)},
+        {"preamble", options.preamble},
+        {"map", d.map},
+        {"reduce", d.reduce},
+        {"neutral", d.neutral},
+        {"local", std::to_string(local)},
+        {"unroll", std::to_string(shape_.unroll)},
+        {"vec", std::to_string(vec_)},
+        {"vec_type", vec_ > 1 ? d.type_name + std::to_string(vec_) : d.type_name},
+        {"vec_param", vec_ > 1 ? vec_param : "0"},
+        {"vec_reduce", vector_reduce_expression(vec_)},
+        {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
+        {"count_name", count_name(params_)},
+        {"comma_parameters", comma_parameters(params_)},
+        {"comma_arguments", comma_arguments(params_)},
+    };
+    built_ = ctx.build(render_kernel("reduction", values), options.build_options);
+    contiguous_ = built_.kernel(name);
+    strided_ = built_.kernel(name + "_strided");
+    final_ = built_.kernel(name + "_final");
+    if (vec_ > 1) vector_ = built_.kernel(name + "_vec");
+    std::size_t fits = local;
+    for (const kernel* k : {&contiguous_, &strided_, &final_, &vector_})
+      if (*k) fits = std::min(fits, k->work_group_size());
+    if (fits >= local) break;
+    if (attempt >= 4 || fits == 0)
+      throw error(who_ + ": the kernels can run at most " + std::to_string(fits) +
+                  " work-items per group on " + info.name + ", the shape needs " +
+                  std::to_string(local));
+    local = floor_pow2(fits);
+  }
 }
 
 void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const {
@@ -115,7 +160,10 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
       check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
     });
   }
-  const std::uint64_t round = std::uint64_t(local) * shape_.unroll;
+  // Vector loads need step 1 and the slice start at a multiple of the vector width (buffers
+  // start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes).
+  const bool vector = vec_ > 1 && r.step == 1 && r.first % vec_ == 0;
+  const std::uint64_t round = std::uint64_t(local) * shape_.unroll * (vector ? vec_ : 1);
   std::uint64_t chunk = round;
   if (shape_.which == kernel_shape::kind::gpu) {
     // Spread over target_groups_ groups; chunks stay multiples of `round` (see the accuracy
@@ -134,7 +182,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
   const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
   event last;
   if (r.step == 1) {
-    last = launch_with(q, contiguous_, range1, [&](kernel_state& k) {
+    last = launch_with(q, vector ? vector_ : contiguous_, range1, [&](kernel_state& k) {
       set_arg(k, 0, cl_ulong(r.first));
       set_arg(k, 1, cl_ulong(count));
       set_arg(k, 2, cl_ulong(chunk));

@@ -64,7 +64,8 @@ inline resolved_range whole_range(std::size_t length) {
 ///        independent coalesced loads in flight per work-item, a local-memory tree, then a
 ///        second one-group stage over the per-group partials.
 /// `automatic` picks by device type. CLFORGE_SHAPE overrides kernels whose options leave the
-/// kind automatic: "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4".
+/// kind automatic: "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4,vec=4"
+/// (fields: local, unroll, groups_per_cu, vec, ilv).
 /// Fields left 0 take the template's default.
 struct kernel_shape {
   enum class kind { automatic, gpu, cpu };
@@ -72,6 +73,14 @@ struct kernel_shape {
   std::size_t local_size = 0;  // work-items per group; 0: the default of the kind
   unsigned unroll = 0;         // elements per work-item per loop iteration (reductions); 0: default
   unsigned groups_per_cu = 0;  // gpu kind: groups launched per compute unit; 0: default
+  /// gpu kind, elementwise: each work-item runs `vec` consecutive indices (an unrolled block;
+  /// a guarded tail), so its accesses are adjacent. Reductions whose map is a plain load x[i]
+  /// of an array of the result type: `vec`-wide vector loads (e.g. float4) where the range has
+  /// step 1 and starts at a multiple of vec. 0 or 1: off. A power of two, at most 16.
+  unsigned vec = 0;
+  /// gpu kind, elementwise: each work-item runs `ilv` indices local_size apart (an unrolled
+  /// block: more independent accesses in flight per work-item, each still coalesced). 0 or 1: off.
+  unsigned ilv = 0;
 
   static kernel_shape gpu() { return {kind::gpu}; }
   static kernel_shape cpu() { return {kind::cpu}; }

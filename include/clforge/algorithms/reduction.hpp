@@ -102,9 +102,10 @@ class reduction_engine {
   bool check_lengths_ = true;
   std::size_t type_size_ = 0;
   std::size_t target_groups_ = 1;
+  unsigned vec_ = 1;  // elements per vector load in vector_ (1: no vector kernel)
   context ctx_;
   program built_;
-  kernel contiguous_, strided_, final_;
+  kernel contiguous_, strided_, final_, vector_;
 };
 
 /// A one-element device buffer from the pool, for results read back to the host.
