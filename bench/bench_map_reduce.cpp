@@ -1,12 +1,15 @@
 // Map and reduce: saxpy (12 B/element: read x and y, write y) and sum (4 B/element), float32.
 //   clforge      elementwise_kernel / clforge::sum, the shape clforge picks for the device
 //   handwritten  plain OpenCL kernels written for the job (below), launched with the raw C API
+//                (saxpy: one float per work-item; handwritten_vec4: one float4 per work-item)
 //   openmp       an OpenMP loop on the host (CPU devices only: it competes for the same cores)
 // saxpy is timed by the kernel's profiling event. sum is timed on the host clock from the
 // first enqueue until the result is in host memory, for every impl alike.
 //
 // CLFORGE_BENCH_SHAPES="gpu;gpu,unroll=8;cpu" adds one "clforge:<shape>" impl per listed shape
-// (kernel_shape::parse grammar), to compare shapes in one run.
+// (kernel_shape::parse grammar), to compare shapes in one run; "saxpy:<shape>" or "sum:<shape>"
+// adds it to that job only (e.g. "saxpy:gpu,vec=4;sum:gpu,vec=4,unroll=4").
+// handwritten_vec4 (saxpy) is the one-item-per-float4 kernel: what 16-byte accesses give.
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -28,6 +31,14 @@ kernel void saxpy(const float a, global const float* x, global float* y, const u
 {
   const size_t i = get_global_id(0);
   if (i < n) y[i] = a * x[i] + y[i];
+}
+
+// y = a * x + y with 16-byte accesses: one float4 per work-item (n4 = n / 4; the bench's n is
+// a multiple of 4). The reference for what vector accesses give on GPUs.
+kernel void saxpy_vec4(const float a, global const float4* x, global float4* y, const ulong n4)
+{
+  const size_t i = get_global_id(0);
+  if (i < n4) y[i] = a * x[i] + y[i];
 }
 
 // Sum for GPUs, stage 1: a fixed number of groups; each work-item reads float4s in a grid-stride
@@ -109,9 +120,10 @@ run_fn clforge_saxpy(std::size_t n, cf::kernel_shape shape) {
   return [d, k] { return device_seconds((*k)(queue(), 2.0f, d->x, d->y)); };
 }
 
-run_fn handwritten_saxpy(std::size_t n) {
+run_fn handwritten_saxpy(std::size_t n, bool vec4) {
   auto d = saxpy_inputs(n);
-  cf::kernel k = ctx().build(kHandwritten).kernel("saxpy");
+  cf::kernel k = ctx().build(kHandwritten).kernel(vec4 ? "saxpy_vec4" : "saxpy");
+  if (vec4) n /= 4;
   return [d, k, n] {
     cl_kernel h = k.cl()();
     const float a = 2.0f;
@@ -226,7 +238,10 @@ run_fn openmp_sum(std::size_t n) {
 void register_cases() {
   add_case({"saxpy", "clforge", 12.0,
             [](std::size_t n) { return clforge_saxpy(n, cf::kernel_shape{}); }});
-  add_case({"saxpy", "handwritten", 12.0, handwritten_saxpy});
+  add_case(
+      {"saxpy", "handwritten", 12.0, [](std::size_t n) { return handwritten_saxpy(n, false); }});
+  add_case({"saxpy", "handwritten_vec4", 12.0,
+            [](std::size_t n) { return handwritten_saxpy(n, true); }});
   add_case({"sum", "clforge", 4.0,
             [](std::size_t n) { return clforge_sum(n, cf::kernel_shape{}, true); }});
   add_case({"sum", "handwritten", 4.0, handwritten_sum});
@@ -239,10 +254,18 @@ void register_cases() {
     std::istringstream in(list);
     for (std::string text; std::getline(in, text, ';');) {
       if (text.empty()) continue;
-      const cf::kernel_shape shape = cf::kernel_shape::parse(text);
-      const std::string impl = "clforge:" + text;
-      add_case({"saxpy", impl, 12.0, [shape](std::size_t n) { return clforge_saxpy(n, shape); }});
-      add_case({"sum", impl, 4.0, [shape](std::size_t n) { return clforge_sum(n, shape, false); }});
+      // "saxpy:<shape>" or "sum:<shape>" adds the variant to that job only
+      std::string job;
+      for (const char* j : {"saxpy:", "sum:"})
+        if (text.rfind(j, 0) == 0) job = std::string(j, std::string(j).size() - 1);
+      const std::string shape_text = job.empty() ? text : text.substr(job.size() + 1);
+      const cf::kernel_shape shape = cf::kernel_shape::parse(shape_text);
+      const std::string impl = "clforge:" + shape_text;
+      if (job != "sum")
+        add_case({"saxpy", impl, 12.0, [shape](std::size_t n) { return clforge_saxpy(n, shape); }});
+      if (job != "saxpy")
+        add_case(
+            {"sum", impl, 4.0, [shape](std::size_t n) { return clforge_sum(n, shape, false); }});
     }
   }
 }
