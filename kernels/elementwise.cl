@@ -72,3 +72,23 @@ kernel void $strided_name(const ulong clforge_first, const ulong clforge_step,
 {
   clforge_indices(clforge_first, clforge_step, clforge_count$comma_arguments);
 }
+
+#if $vload > 1
+// ---- the operation on $vector_type vectors: indices first + k .. first + k + $vload - 1 ----------
+// Used for step-1 calls whose start is a multiple of $vload; each array's name[i] is the vector
+// clforge_v_name, loaded before and stored after the operation. The last, partial block runs
+// the scalar operation.
+kernel void $vector_name(const ulong clforge_first, const ulong clforge_count$comma_parameters)
+{
+  const ulong clforge_k = get_global_id(0) * $vload;
+  if (clforge_k + $vload <= clforge_count) {
+    const ulong clforge_base = clforge_first + clforge_k;
+$vector_loads
+$vector_operation;
+$vector_stores
+  } else {
+    for (ulong clforge_t = clforge_k; clforge_t < clforge_count; ++clforge_t)
+      clforge_operation(clforge_first + clforge_t, clforge_count$comma_arguments);
+  }
+}
+#endif

@@ -52,7 +52,9 @@ TEST(elementwise, saxpy_matches_reference_at_every_size) {
   cf::kernel_shape grid_stride = cf::kernel_shape::parse("gpu,local=64,groups_per_cu=2");
   cf::kernel_shape vec = cf::kernel_shape::parse("gpu,vec=4");
   cf::kernel_shape ilv = cf::kernel_shape::parse("gpu,local=64,ilv=4");
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), grid_stride, vec, ilv}) {
+  cf::kernel_shape vload = cf::kernel_shape::parse("gpu,vload=4");
+  for (auto shape :
+       {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), grid_stride, vec, ilv, vload}) {
     cf::kernel_options o;
     o.name = "saxpy";
     o.shape = shape;
@@ -194,6 +196,74 @@ TEST(elementwise, gpu_variants_with_slices_and_the_index) {
           ASSERT_EQ(got[i], want[i]) << text << " len=" << len << " step=" << r.step << " i=" << i;
       }
     }
+  }
+}
+
+TEST(elementwise, vectorized_operations_and_their_fallbacks) {
+  auto make = [](const char* args, const char* op, unsigned width) {
+    cf::kernel_options o;
+    o.name = "vectorized";
+    o.shape = cf::kernel_shape::parse("gpu,vload=" + std::to_string(width));
+    return cf::elementwise_kernel(ctx(), args, op, o);
+  };
+  // qualifies: runs on vectors for step-1 calls starting at a multiple of the width
+  auto saxpy = make("float a, global const float* x, global float* y", "y[i] = a * x[i] + y[i]", 4);
+  EXPECT_EQ(saxpy.shape().vload, 4u);
+  EXPECT_NE(saxpy.source().find("float4 clforge_v_x"), std::string::npos);
+  const std::size_t n = 1003;
+  auto hx = random_vector<float>(n, 31), hy = random_vector<float>(n, 32);
+  auto x = cf::array<float>::from_host(q(), hx);
+  for (auto r : {cf::slice(cf::slice_none, cf::slice_none), cf::slice(1, cf::slice_none),
+                 cf::slice(8, -5), cf::slice(0, cf::slice_none, 2)}) {
+    auto y = cf::array<float>::from_host(q(), hy);
+    saxpy(q(), r, 1.5f, x, y);
+    auto got = y.to_host(q());
+    const std::size_t begin = r.start == cf::slice_none ? 0 : std::size_t(r.start);
+    const std::size_t end = r.stop == cf::slice_none ? n : n + r.stop;
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool visited = i >= begin && i < end && (i - begin) % r.step == 0;
+      const float want = visited ? 1.5f * hx[i] + hy[i] : hy[i];
+      ASSERT_NEAR(got[i], want, 1e-5f * (1 + std::abs(want))) << "start " << r.start << " i=" << i;
+    }
+  }
+  // written array passed twice: the scalar kernel keeps statement order per index
+  auto two = make("global float* x, global float* y, global float* z",
+                  "y[i] = 2.0f * x[i]; z[i] = x[i] + 1.0f", 4);
+  EXPECT_EQ(two.shape().vload, 4u);
+  {
+    auto a = cf::array<float>::from_host(q(), hx), z = cf::array<float>::from_host(q(), hy);
+    two(q(), a, a, z);
+    auto got_a = a.to_host(q()), got_z = z.to_host(q());
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got_a[i], 2.0f * hx[i]) << i;
+      ASSERT_EQ(got_z[i], 2.0f * hx[i] + 1.0f) << i;
+    }
+  }
+  // integers, width 8, write-only output
+  auto ints = make("global const int* x, global int* y, int k", "y[i] = x[i] * 3 - k", 8);
+  EXPECT_EQ(ints.shape().vload, 8u);
+  {
+    auto hi = random_vector<int>(n, 33);
+    auto xi = cf::array<int>::from_host(q(), hi), yi = cf::array<int>(q(), n);
+    ints(q(), xi, yi, 7);
+    auto got = yi.to_host(q());
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], hi[i] * 3 - 7) << i;
+  }
+  // does not qualify (comparison, the index itself): the scalar kernels. fma of a scalar and
+  // vectors may not compile as a vector form: then the scalar kernels, same results.
+  EXPECT_EQ(
+      make("global const float* x, global float* y", "y[i] = x[i] > 0 ? 1 : 0", 4).shape().vload,
+      0u);
+  EXPECT_EQ(make("global float* y", "y[i] = i", 4).shape().vload, 0u);
+  auto fallback =
+      make("float a, global const float* x, global float* y", "y[i] = fma(a, x[i], y[i])", 4);
+  // (PoCL's compiler accepts this vector form; others fall back to the scalar kernels)
+  {
+    auto y = cf::array<float>::from_host(q(), hy);
+    fallback(q(), 1.5f, x, y);
+    auto got = y.to_host(q());
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(got[i], std::fma(1.5f, hx[i], hy[i]), 1e-4f) << i;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "clforge/algorithms/elementwise.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "clforge/detail/codegen.hpp"
 #include "snippet_support.hpp"
@@ -8,6 +9,139 @@
 namespace clforge {
 
 namespace detail {
+
+namespace {
+
+// The operation rewritten for `width`-wide vectors, when it qualifies (kernel_shape::vload).
+struct vector_form {
+  bool ok = false;
+  std::string type;       // vector type, e.g. float4
+  std::string operation;  // name[i] replaced by clforge_v_name
+  std::string loads, stores;
+  std::vector<std::size_t> arrays;  // parameter indices of the arrays used
+  std::vector<std::size_t> stored;  // ... of those written
+};
+
+vector_form vectorize(const std::string& op, const std::vector<parameter>& params, unsigned width) {
+  static const char* const kFunctions[] = {
+      "fma",        "mad",        "sqrt",        "rsqrt",        "cbrt",         "exp",
+      "exp2",       "log",        "log2",        "log10",        "sin",          "cos",
+      "tan",        "tanh",       "fabs",        "fmin",         "fmax",         "pow",
+      "floor",      "ceil",       "trunc",       "round",        "copysign",     "hypot",
+      "native_exp", "native_log", "native_sqrt", "native_rsqrt", "native_recip", "native_divide",
+      "native_sin", "native_cos"};
+  vector_form f;
+  std::string element;
+  std::vector<bool> loaded(params.size(), false), used(params.size(), false),
+      written(params.size(), false);
+  auto skip = [&](std::size_t j) {
+    while (j < op.size() && std::isspace(static_cast<unsigned char>(op[j]))) ++j;
+    return j;
+  };
+  auto is_ident = [](char c, bool first) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+           (!first && std::isdigit(static_cast<unsigned char>(c)));
+  };
+  std::string out;
+  bool statement_start = true;
+  for (std::size_t j = 0; j < op.size();) {
+    const char c = op[j];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      out += c;
+      ++j;
+      continue;
+    }
+    if (is_ident(c, true)) {
+      std::size_t e = j;
+      while (e < op.size() && is_ident(op[e], false)) ++e;
+      const std::string word = op.substr(j, e - j);
+      std::size_t p = 0;
+      while (p < params.size() && params[p].name != word) ++p;
+      if (p < params.size() && params[p].is_pointer) {
+        const parameter& a = params[p];
+        if (a.address_space != "global" || a.kind == scalar_kind::other) return {};
+        if (!element.empty() && element != a.type) return {};
+        element = a.type;
+        std::size_t k = skip(e);
+        if (k >= op.size() || op[k] != '[') return {};
+        k = skip(k + 1);
+        if (k >= op.size() || op[k] != 'i') return {};
+        k = skip(k + 1);
+        if (k >= op.size() || op[k] != ']') return {};
+        e = k + 1;
+        k = skip(e);
+        const bool assign =
+            k < op.size() && op[k] == '=' && (k + 1 >= op.size() || op[k + 1] != '=');
+        const bool compound = k + 1 < op.size() &&
+                              std::string("+-*/").find(op[k]) != std::string::npos &&
+                              op[k + 1] == '=';
+        if ((assign || compound) && !statement_start) return {};
+        if (assign || compound) written[p] = true;
+        if (!assign) loaded[p] = true;
+        used[p] = true;
+        out += "clforge_v_" + word;
+      } else if (p < params.size()) {
+        if (params[p].kind == scalar_kind::other) return {};
+        out += word;
+      } else {
+        bool function = false;
+        for (const char* fn : kFunctions) function = function || word == fn;
+        const std::size_t k = skip(e);
+        if (!function || k >= op.size() || op[k] != '(') return {};
+        out += word;
+      }
+      statement_start = false;
+      j = e;
+      continue;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      std::size_t e = j;
+      while (e < op.size() &&
+             (std::isalnum(static_cast<unsigned char>(op[e])) || op[e] == '.' ||
+              ((op[e] == '+' || op[e] == '-') && (op[e - 1] == 'e' || op[e - 1] == 'E'))))
+        ++e;
+      out += op.substr(j, e - j);
+      statement_start = false;
+      j = e;
+      continue;
+    }
+    if (std::string("+-*/=(),;").find(c) == std::string::npos) return {};
+    if ((c == '+' || c == '-' || c == '=') && j + 1 < op.size() && op[j + 1] == c) return {};
+    out += c;
+    statement_start = c == ';';
+    ++j;
+  }
+  if (element.empty()) return {};
+  if (!(element == "float" || element == "double" || element == "int" || element == "uint" ||
+        element == "long" || element == "ulong" || element == "short" || element == "ushort" ||
+        element == "char" || element == "uchar"))
+    return {};
+  const bool floating = element == "float" || element == "double";
+  (void)floating;
+  f.type = element + std::to_string(width);
+  f.operation = out;
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    if (!used[p]) continue;
+    f.arrays.push_back(p);
+    const std::string& name = params[p].name;
+    if (loaded[p])
+      f.loads += "    " + f.type + " clforge_v_" + name + " = *(global const " + f.type + "*)(" +
+                 name + " + clforge_base);\n";
+    else
+      f.loads += "    " + f.type + " clforge_v_" + name + ";\n";
+    if (written[p]) {
+      if (params[p].is_const) return {};
+      f.stored.push_back(p);
+      f.stores +=
+          "    *(global " + f.type + "*)(" + name + " + clforge_base) = clforge_v_" + name + ";\n";
+    }
+  }
+  f.ok = true;
+  return f;
+}
+
+}  // namespace
+
 struct elementwise_state {
   std::string who;  // `elementwise_kernel "name"`, for messages
   std::string name;
@@ -20,6 +154,9 @@ struct elementwise_state {
   std::size_t gpu_max_items = 0;  // gpu shape: the fixed number of work-items
   std::size_t local_size = 0;
   unsigned vec = 1, ilv = 1;  // gpu shape: indices per work-item (consecutive / a group apart)
+  unsigned vload = 1;         // > 1: `vector` runs the operation on vectors of this width
+  kernel vector;
+  std::vector<std::size_t> vector_arrays, vector_stored;
 };
 }  // namespace detail
 
@@ -62,12 +199,43 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"vec", std::to_string(state->vec)},
       {"ilv", std::to_string(state->ilv)},
   };
-  state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
+  // vload: the vectorized operation, where it qualifies and compiles (else the scalar kernels)
+  detail::vector_form vf;
+  if (state->shape.which == kernel_shape::kind::gpu && !grid_stride && state->shape.vload > 1)
+    vf = detail::vectorize(operation, state->params, state->shape.vload);
+  if (!vf.ok) state->shape.vload = 0;
+  values["shape"] = state->shape.describe();
+  auto set_vector = [&](bool on) {
+    values["vload"] = on ? std::to_string(state->shape.vload) : "0";
+    values["vector_name"] = state->name + "_vector";
+    values["vector_type"] = on ? vf.type : "none";
+    values["vector_loads"] = on ? vf.loads : "";
+    values["vector_stores"] = on ? vf.stores : "";
+    values["vector_operation"] = on ? vf.operation : "";
+  };
+  set_vector(vf.ok);
+  if (vf.ok) {
+    try {
+      state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
+      state->vector = state->built.kernel(state->name + "_vector");
+      state->vload = state->shape.vload;
+      state->vector_arrays = vf.arrays;
+      state->vector_stored = vf.stored;
+    } catch (const error&) {
+      state->shape.vload = 0;
+      values["shape"] = state->shape.describe();
+      set_vector(false);
+    }
+  }
+  if (state->vload <= 1)
+    state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
   state->contiguous = state->built.kernel(state->name);
   state->strided = state->built.kernel(state->name + "_strided");
   state->local_size = std::max<std::size_t>(
       1, std::min({state->shape.local_size, state->contiguous.work_group_size(),
                    state->strided.work_group_size()}));
+  if (state->vector)
+    state->local_size = std::min(state->local_size, state->vector.work_group_size());
   state_ = std::move(state);
 }
 
@@ -89,6 +257,27 @@ const std::vector<detail::parameter>& elementwise_kernel::parameters() const {
   return state_->params;
 }
 
+namespace {
+// The vector kernel loads every array before and stores after the operation: exact unless a
+// written array is also passed as another array argument (or they share a parent buffer).
+bool vector_safe(const detail::elementwise_state& s, const detail::argument_list& bound) {
+  if (s.vector_stored.empty() || s.vector_arrays.size() < 2) return true;
+  std::vector<cl_mem> roots;
+  for (std::size_t p : s.vector_arrays) {
+    cl_mem m = bound.memory(p), parent = nullptr;
+    if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) ==
+            CL_SUCCESS &&
+        parent != nullptr)
+      return false;  // a sub-buffer: may overlap another argument
+    roots.push_back(m);
+  }
+  for (std::size_t a = 0; a < roots.size(); ++a)
+    for (std::size_t b = a + 1; b < roots.size(); ++b)
+      if (roots[a] == roots[b]) return false;
+  return true;
+}
+}  // namespace
+
 event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
                               const detail::argument_list& bound) const {
   const detail::elementwise_state& s = *state_;
@@ -102,6 +291,15 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
     items = (items + per_group - 1) / per_group * s.local_size;
   }
   const ndrange range = ndrange(items).with_local(s.local_size);
+  if (s.vload > 1 && r.step == 1 && r.first % s.vload == 0 && vector_safe(s, bound)) {
+    const std::size_t vectors = (static_cast<std::size_t>(r.count) + s.vload - 1) / s.vload;
+    return detail::launch_with(q, s.vector, ndrange(vectors).with_local(s.local_size),
+                               [&](detail::kernel_state& k) {
+                                 detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));
+                                 detail::set_arg(k, 1, static_cast<cl_ulong>(r.count));
+                                 bound.set_on(k.handle(), 2);
+                               });
+  }
   if (r.step == 1) {
     return detail::launch_with(q, s.contiguous, range, [&](detail::kernel_state& k) {
       detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));

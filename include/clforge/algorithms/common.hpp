@@ -81,6 +81,13 @@ struct kernel_shape {
   /// gpu kind, elementwise: each work-item runs `ilv` indices local_size apart (an unrolled
   /// block: more independent accesses in flight per work-item, each still coalesced). 0 or 1: off.
   unsigned ilv = 0;
+  /// gpu kind, elementwise: run the operation on `vload`-wide vectors (e.g. float4 loads and
+  /// stores) where it qualifies: every array is used only as name[i], all arrays have one
+  /// element type, and the statement uses only those, scalar parameters, numbers, + - * / = ( ) ,
+  /// ; and (floating types) common math functions; and the call has step 1, a start at a
+  /// multiple of vload, and no written array passed twice. Falls back to the scalar kernel
+  /// otherwise (also when the vector form does not compile). 0 or 1: off.
+  unsigned vload = 0;
 
   static kernel_shape gpu() { return {kind::gpu}; }
   static kernel_shape cpu() { return {kind::cpu}; }

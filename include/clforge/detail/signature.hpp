@@ -141,6 +141,8 @@ class argument_list {
   /// Throws unless every array argument has length `n` (for kernels that read all arrays at
   /// every index); `what` says why in the message.
   void require_array_lengths(std::size_t n, std::string_view what) const;
+  /// The memory object of argument j (nullptr for scalars and local memory).
+  cl_mem memory(std::size_t j) const { return j < values_.size() ? values_[j].mem : nullptr; }
 
  private:
   struct value {
