@@ -21,7 +21,11 @@
 // per-group partials into the result. On CPUs each work-item of a 1024-item group takes
 // `unroll` (16) elements of the group's chunk of 16384 (a fixed-length, unrolled loop: what
 // PoCL vectorizes), then one work-item adds the group's 1024 values in order; stage 2 likewise.
-// A call with one group needs no stage 2. The programs are built at construction; a call sets
+// gpu,vec=W (kernel_shape::vec): when the map is a plain load x[i] of an array of T, stage 1
+// reads W-wide vectors (float4 for W = 4: 16-byte loads) for calls with step 1 whose start is
+// a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
+// A kernel that cannot run the shape's local size on the device (registers, e.g. NVIDIA) is
+// regenerated for the largest power of two it can run. A call with one group needs no stage 2. The programs are built at construction; a call sets
 // arguments and enqueues one or two kernels (plus one read for a host result).
 //
 // Accuracy of float/double sums (reduce "a + b"), eps = 2^-24 for float:
