@@ -109,6 +109,9 @@ TEST(reduction, vector_loads_for_a_plain_load_map) {
     cf::reduction_kernel<float> kahan(
         ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
         with_shape("vkahan", cf::kernel_shape::parse("gpu,local=64,unroll=2,vec=8"), true));
+    cf::reduction_kernel<float> single(
+        ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
+        with_shape("vsingle", cf::kernel_shape::parse("gpu,local=64,vec=4,single=1")));
     cf::reduction_kernel<float> lowest(ctx(), "global const float* x", "x[i]", "fmin(a, b)",
                                        "INFINITY",
                                        with_shape("vmin", cf::kernel_shape::parse("gpu,vec=4")));
@@ -135,6 +138,7 @@ TEST(reduction, vector_loads_for_a_plain_load_map) {
         EXPECT_NEAR(sum(q(), r, x), want, kPlainTolerance * magnitude + 1e-30) << "n=" << n;
         EXPECT_NEAR(kahan(q(), r, x), want, kCompensatedTolerance * magnitude + 1e-30) << "n=" << n;
         EXPECT_EQ(lowest(q(), r, x), want_min) << "n=" << n << " start " << r.start;
+        EXPECT_NEAR(single(q(), r, x), want, kPlainTolerance * magnitude + 1e-30) << "n=" << n;
       }
     }
   }
@@ -284,7 +288,8 @@ TEST(reduction, struct_argmax) {
       "  if (a.value > b.value || (a.value == b.value && a.index < b.index)) return a;\n"
       "  return b;\n"
       "}";
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu()}) {
+  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(),
+                     cf::kernel_shape::parse("gpu,single=1")}) {
     o.shape = shape;
     cf::reduction_kernel<argmax_t> argmax(ctx(), "global const float* x",
                                           "(argmax_t){x[i], (uint)i}", "argmax_pick(a, b)",
@@ -333,7 +338,8 @@ TEST(reduction, results_stay_on_the_device_for_chains) {
 TEST(reduction, two_to_the_28_ones_sum_exactly) {
   const std::uint64_t n = std::uint64_t(1) << 28;
   for (bool compensated : {false, true})
-    for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu()}) {
+    for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(),
+                       cf::kernel_shape::parse("gpu,single=1")}) {
       cf::reduction_kernel<float> ones(
           ctx(), "", "1.0f", "a + b", "0.0f",
           with_shape(std::string("ones") + (compensated ? "_k" : ""), shape, compensated));

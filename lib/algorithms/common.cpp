@@ -128,7 +128,7 @@ kernel_shape kernel_shape::parse(const std::string& text) {
     auto bad = [&] {
       throw error("kernel shape \"" + text +
                   "\": expected gpu|cpu|auto then key=value fields local, unroll, groups_per_cu, "
-                  "vec, ilv, vload (powers of two up to 16) (e.g. "
+                  "vec, ilv, vload (powers of two up to 16), single=1 (e.g. "
                   "\"gpu,local=256,unroll=8,groups_per_cu=4\"), not \"" +
                   field + "\"");
     };
@@ -143,6 +143,8 @@ kernel_shape kernel_shape::parse(const std::string& text) {
       s.unroll = static_cast<unsigned>(v);
     else if (key == "groups_per_cu")
       s.groups_per_cu = static_cast<unsigned>(v);
+    else if (key == "single" && v == 1)
+      s.single = 1;
     else if ((key == "vec" || key == "ilv" || key == "vload") && v <= 16 && (v & (v - 1)) == 0)
       (key == "vec" ? s.vec : key == "ilv" ? s.ilv : s.vload) = static_cast<unsigned>(v);
     else
@@ -163,6 +165,7 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
     if (s.vec == 0) s.vec = env.vec;
     if (s.ilv == 0) s.ilv = env.ilv;
     if (s.vload == 0) s.vload = env.vload;
+    if (s.single == 0) s.single = env.single;
     if (s.which == kind::automatic) s.which = device.is_cpu() ? kind::cpu : kind::gpu;
   }
   const bool gpu = s.which == kind::gpu;
@@ -180,6 +183,7 @@ std::string kernel_shape::describe() const {
   if (vec > 1) out += " vec=" + std::to_string(vec);
   if (ilv > 1) out += " ilv=" + std::to_string(ilv);
   if (vload > 1) out += " vload=" + std::to_string(vload);
+  if (single) out += " single=1";
   return out;
 }
 

@@ -83,6 +83,8 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
   if (vec_param.empty()) shape_.vec = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
+  if (!gpu) shape_.single = 0;
+  single_ = shape_.single != 0;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
   std::size_t local = floor_pow2(shape_.local_size);
@@ -112,6 +114,10 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
         {"local", std::to_string(local)},
         {"unroll", std::to_string(shape_.unroll)},
         {"vec", std::to_string(vec_)},
+        {"single", single_ ? "1" : "0"},
+        {"single_parameters", single_ ? ", global volatile uint* clforge_counter, global " +
+                                            d.type_name + "* clforge_result"
+                                      : ""},
         {"vec_type", vec_ > 1 ? d.type_name + std::to_string(vec_) : d.type_name},
         {"vec_param", vec_ > 1 ? vec_param : "0"},
         {"vec_reduce", vector_reduce_expression(vec_)},
@@ -181,6 +187,19 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
   }
   const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
   event last;
+  if (r.step == 1 && single_) {
+    // one launch: the last group writes result[0]
+    cl_mem counter = counter_for(q);
+    return launch_with(q, vector ? vector_ : contiguous_, range1, [&](kernel_state& k) {
+      set_arg(k, 0, cl_ulong(r.first));
+      set_arg(k, 1, cl_ulong(count));
+      set_arg(k, 2, cl_ulong(chunk));
+      check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+      check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &counter), "clSetKernelArg");
+      check(clSetKernelArg(k.handle(), 5, sizeof(cl_mem), &result), "clSetKernelArg");
+      args.set_on(k.handle(), 6);
+    });
+  }
   if (r.step == 1) {
     last = launch_with(q, vector ? vector_ : contiguous_, range1, [&](kernel_state& k) {
       set_arg(k, 0, cl_ulong(r.first));
@@ -207,6 +226,26 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
     });
   }
   return last;
+}
+
+cl_mem reduction_engine::counter_for(const queue& q) const {
+  // One zeroed counter per (in-order) queue: calls on one queue run one after the other, and
+  // each call's last group resets it.
+  cl_command_queue handle = q.cl()();
+  std::lock_guard<std::mutex> lock(counters_mutex_);
+  for (const auto& c : counters_)
+    if (c.first == handle) return (*c.second)();
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(handle, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
+        "clGetCommandQueueInfo");
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    throw error(who_ + ": the single-launch shape (single=1) needs an in-order queue");
+  auto buffer = ctx_.pool().allocate(sizeof(cl_uint));
+  const cl_uint zero = 0;
+  translate_cl_errors([&] { q.cl().enqueueWriteBuffer(*buffer, CL_TRUE, 0, sizeof zero, &zero); },
+                      "zeroing a reduction counter");
+  counters_.emplace_back(handle, buffer);
+  return (*buffer)();
 }
 
 std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes) {

@@ -88,6 +88,9 @@ struct kernel_shape {
   /// multiple of vload, and no written array passed twice. Falls back to the scalar kernel
   /// otherwise (also when the vector form does not compile). 0 or 1: off.
   unsigned vload = 0;
+  /// gpu kind, reductions with step 1: one launch; the group that finishes last (an atomic
+  /// counter per queue) reduces the per-group partials, instead of a second kernel. 0: off.
+  unsigned single = 0;
 
   static kernel_shape gpu() { return {kind::gpu}; }
   static kernel_shape cpu() { return {kind::cpu}; }

@@ -25,8 +25,9 @@
 // reads W-wide vectors (float4 for W = 4: 16-byte loads) for calls with step 1 whose start is
 // a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
 // A kernel that cannot run the shape's local size on the device (registers, e.g. NVIDIA) is
-// regenerated for the largest power of two it can run. A call with one group needs no stage 2. The programs are built at construction; a call sets
-// arguments and enqueues one or two kernels (plus one read for a host result).
+// regenerated for the largest power of two it can run. A call with one group needs no stage 2. The
+// programs are built at construction; a call sets arguments and enqueues one or two kernels (plus
+// one read for a host result).
 //
 // Accuracy of float/double sums (reduce "a + b"), eps = 2^-24 for float:
 //   Every element passes through a chain of at most L additions, so the error is at most about
@@ -46,6 +47,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -106,7 +108,11 @@ class reduction_engine {
   bool check_lengths_ = true;
   std::size_t type_size_ = 0;
   std::size_t target_groups_ = 1;
-  unsigned vec_ = 1;  // elements per vector load in vector_ (1: no vector kernel)
+  unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
+  bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
+  cl_mem counter_for(const queue& q) const;
+  mutable std::mutex counters_mutex_;
+  mutable std::vector<std::pair<cl_command_queue, std::shared_ptr<cl::Buffer>>> counters_;
   context ctx_;
   program built_;
   kernel contiguous_, strided_, final_, vector_;
