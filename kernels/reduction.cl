@@ -21,6 +21,7 @@ static inline $T clforge_reduce(const $T a, const $T b)
 #define CLFORGE_GPU_SHAPE $gpu_shape
 #define CLFORGE_COMPENSATED $compensated_flag
 #define CLFORGE_VEC $vec
+#define CLFORGE_SINGLE $single
 
 // ---- sequential accumulation: *s = reduce(*s, v), Kahan-compensated sums when enabled ----------
 #if CLFORGE_COMPENSATED
@@ -116,13 +117,49 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
   if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_result;
 }
 
+#if CLFORGE_SINGLE
+// ---- one launch: the group that finishes last reduces the partials into result[0] -------------
+// Each group publishes its partial, then counts itself in; the last one (it sees count - 1)
+// reads every partial and resets the counter for the next call.
+static inline void clforge_finish(global $T* clforge_partials, global volatile uint* clforge_counter,
+                                  global $T* clforge_result, local $T* clforge_scratch,
+                                  local uint* clforge_last)
+{
+  const uint clforge_lid = get_local_id(0);
+  const uint clforge_groups = get_num_groups(0);
+  if (clforge_lid == 0) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // the partial is visible before the count
+    clforge_last[0] = atomic_inc(clforge_counter) == clforge_groups - 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!clforge_last[0]) return;
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+  for (uint clforge_k = clforge_lid; clforge_k < clforge_groups; clforge_k += CLFORGE_LOCAL)
+    clforge_accumulate(&clforge_s, &clforge_c, ((volatile global $T*)clforge_partials)[clforge_k]);
+  const $T clforge_total_value =
+      clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
+  if (clforge_lid == 0) {
+    clforge_result[0] = clforge_total_value;
+    *clforge_counter = 0;
+  }
+}
+#define CLFORGE_FINISH(scratch) \
+  local uint clforge_last[1]; \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+  clforge_finish(clforge_partials, clforge_counter, clforge_result, scratch, clforge_last)
+#else
+#define CLFORGE_FINISH(scratch)
+#endif
+
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
-           global $T* clforge_partials$comma_parameters)
+           global $T* clforge_partials$single_parameters$comma_parameters)
 {
   local $T scratch[CLFORGE_LOCAL];
   clforge_stage1(clforge_first, 1, clforge_count, clforge_chunk, clforge_partials,
                  scratch$comma_arguments);
+  CLFORGE_FINISH(scratch);
 }
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
@@ -152,7 +189,7 @@ static inline void clforge_accumulate_vector($T* s, $T* c, const $vec_type v)
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
-               global $T* clforge_partials$comma_parameters)
+               global $T* clforge_partials$single_parameters$comma_parameters)
 {
   local $T clforge_scratch[CLFORGE_LOCAL];
   const ulong clforge_lid = get_local_id(0);
@@ -181,9 +218,10 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   for (ulong clforge_t = clforge_begin + clforge_nv * CLFORGE_VEC + clforge_lid;
        clforge_t < clforge_end; clforge_t += CLFORGE_LOCAL)
     clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
-  const $T clforge_result =
+  const $T clforge_group_value =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
-  if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_result;
+  if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_group_value;
+  CLFORGE_FINISH(clforge_scratch);
 }
 #endif
 
