@@ -250,6 +250,8 @@ int main(int argc, char** argv) {
       s.markdown_path = value();
     else if (a == "--no-first-call")
       s.first_call = false;
+    else if (a == "--min-time")
+      min_time = std::stod(value());
     else
       passthrough.push_back(a);
   }
