@@ -201,6 +201,10 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   };
   // vload: the vectorized operation, where it qualifies and compiles (else the scalar kernels)
   detail::vector_form vf;
+  // Default on GPUs: 4-wide vectors where the statement qualifies. On the H100 (saxpy, 2^28
+  // floats) vload=4 ran 3047 GB/s, scalar 2750, a hand-written float4 kernel 3048.
+  if (state->shape.which == kernel_shape::kind::gpu && state->shape.vload == 0 && !grid_stride)
+    state->shape.vload = 4;
   if (state->shape.which == kernel_shape::kind::gpu && !grid_stride && state->shape.vload > 1)
     vf = detail::vectorize(operation, state->params, state->shape.vload);
   if (!vf.ok) state->shape.vload = 0;

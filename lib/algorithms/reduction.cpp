@@ -80,6 +80,9 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   if (shape_.unroll == 0) shape_.unroll = gpu ? 8 : 16;
   if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 1;
   // Vector loads (gpu shape, map a plain load x[i] of an array of T): vec elements per load.
+  // Default 16 bytes per load: on the H100 (2^28 floats, sum incl. read-back) vec=4 ran
+  // 2796 GB/s against 2683 with scalar loads and 2844 for a hand-written float4 kernel.
+  if (gpu && shape_.vec == 0) shape_.vec = static_cast<unsigned>(std::max<std::size_t>(1, 16 / d.type_size));
   const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
   if (vec_param.empty()) shape_.vec = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
