@@ -35,6 +35,10 @@
 #define CLFORGE_BLOCKED $blocked
 #define CLFORGE_VECTOR_IN $vector_in    /* input is $vector_input[i] */
 #define CLFORGE_VECTOR_OUT $vector_out  /* output is $vector_output[i] = item */
+/* VECTOR_ALIGNED: as 4-vector loads/stores through a cast instead of vload4/vstore4; the tile's
+   start is a multiple of 4 elements and a buffer argument starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN
+   (at least 128 bytes), so the address is aligned */
+#define CLFORGE_VECTOR_ALIGNED $vector_aligned
 /* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
@@ -192,7 +196,11 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     global const clforge_t* clforge_from = $vector_input + clforge_base + clforge_first;
 #pragma unroll
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
+#if CLFORGE_VECTOR_ALIGNED
+      const clforge_t4 clforge_q = *(global const clforge_t4*)(clforge_from + clforge_j);
+#else
       const clforge_t4 clforge_q = vload4(0, clforge_from + clforge_j);
+#endif
       clforge_v[clforge_j] = clforge_q.s0;
       clforge_v[clforge_j + 1] = clforge_q.s1;
       clforge_v[clforge_j + 2] = clforge_q.s2;
@@ -409,10 +417,15 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     if (clforge_full) {
       global clforge_t* clforge_to = $vector_output + clforge_base + clforge_first;
 #pragma unroll
-      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4)
-        vstore4((clforge_t4)(clforge_v[clforge_j], clforge_v[clforge_j + 1],
-                             clforge_v[clforge_j + 2], clforge_v[clforge_j + 3]),
-                0, clforge_to + clforge_j);
+      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
+        const clforge_t4 clforge_q = (clforge_t4)(clforge_v[clforge_j], clforge_v[clforge_j + 1],
+                                                  clforge_v[clforge_j + 2], clforge_v[clforge_j + 3]);
+#if CLFORGE_VECTOR_ALIGNED
+        *(global clforge_t4*)(clforge_to + clforge_j) = clforge_q;
+#else
+        vstore4(clforge_q, 0, clforge_to + clforge_j);
+#endif
+      }
     } else
 #endif
     {

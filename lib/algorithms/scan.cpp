@@ -65,25 +65,25 @@ scan_algorithm algorithm_from_env(scan_algorithm requested) {
               "\": expected lookback, reduce_then_scan or automatic");
 }
 
-// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][b|v][pGROUPS_PER_CU]", e.g. "40x256",
+// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][b|v|a][pGROUPS_PER_CU]", e.g. "40x256",
 // "40x256w32lp8", "32x256w32v".
 struct env_tile {
   std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
   bool in_local = false;
-  int blocked = 0;  // 1: b, 2: v
+  int blocked = 0;  // 1: b, 2: v, 3: a
 };
 void tile_from_string(const std::string& v, env_tile& t, const char* where) {
-  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?([bv])?(p([0-9]+))?");
+  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?([bva])?(p([0-9]+))?");
   std::smatch m;
   if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
     throw error(std::string(where) + "\"" + v +
-                "\": expected ITEMSxGROUP[wWINDOW][l][b|v][pGROUPS_PER_CU], e.g. 40x256, "
+                "\": expected ITEMSxGROUP[wWINDOW][l][b|v|a][pGROUPS_PER_CU], e.g. 40x256, "
                 "40x256w32lp8 or 32x256w32v");
   t.items = std::stoul(m[1]);
   t.group = std::stoul(m[2]);
   t.window = m[4].matched ? std::stoul(m[4]) : 0;
   t.in_local = m[5].matched;
-  t.blocked = !m[6].matched ? 0 : m[6] == "b" ? 1 : 2;
+  t.blocked = !m[6].matched ? 0 : m[6] == "b" ? 1 : m[6] == "v" ? 2 : 3;
   t.groups_per_cu = m[8].matched ? std::stoul(m[8]) : 0;
 }
 bool tile_from_env(env_tile& t) {
@@ -116,7 +116,7 @@ struct scan_engine {
   std::size_t window = 1;            // look-back work-items
   bool in_registers = true;          // a work-item's items between its passes
   std::size_t groups_per_cu = 0;     // look-back: 0 one group per tile, else persistent
-  int blocked = 0;  // look-back: 0 striped through local memory, 1 blocked, 2 blocked + vload4
+  int blocked = 0;  // look-back: 0 striped through local memory, 1 blocked, 2 + vload4, 3 + casts
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
@@ -316,7 +316,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     // v: a plain load NAME[i] / store NAME[i] = item of a global array of the value type moves
     // whole tiles with vload4/vstore4 (other snippets, partial tiles: the scalar path).
     const bool vector =
-        e->blocked == 2 && e->items % 4 == 0 && !e->segmented && is_vector_scalar(type.name);
+        e->blocked >= 2 && e->items % 4 == 0 && !e->segmented && is_vector_scalar(type.name);
     const std::string in_array =
         vector ? plain_array(*e, input_expr, R"(\[\s*i\s*\])", type.name) : "";
     const std::string out_array =
@@ -328,6 +328,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["vector_out"] = out_array.empty() ? "0" : "1";
     values["vector_output"] = out_array.empty() ? "clforge_unused" : out_array;
     values["vector_type"] = type.name + "4";
+    values["vector_aligned"] = e->blocked == 3 ? "1" : "0";
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";

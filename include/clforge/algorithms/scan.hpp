@@ -56,7 +56,7 @@ struct scan_options {
   /// ("lookback", "reduce_then_scan") overrides automatic.
   scan_algorithm algorithm = scan_algorithm::automatic;
   /// Look-back tile shape: items per work-item and work-items per group; 0 takes the
-  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][b|v][pN]", e.g. "40x256",
+  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][b|v|a][pN]", e.g. "40x256",
   /// "40x256w32lp8", "32x256w32v") or the per-type default.
   std::size_t items_per_thread = 0;
   std::size_t group_size = 0;
@@ -74,7 +74,8 @@ struct scan_options {
   /// Look-back: 0 stages the tile through local memory (reads and writes striped); 1 blocked:
   /// each work-item reads and writes its own consecutive items (only the work-items' sums in
   /// local memory, so more groups per compute unit); 2 blocked, and a plain load "x[i]" / store
-  /// "y[i] = item" of full tiles with vload4/vstore4. -1 takes CLFORGE_SCAN_TILE's "b"/"v" or 0.
+  /// "y[i] = item" of full tiles with vload4/vstore4; 3 as 2 with aligned 4-vector accesses through
+  /// pointer casts. -1 takes CLFORGE_SCAN_TILE's "b"/"v"/"a" or 0.
   int lookback_blocked = -1;
   /// Sets the look-back fields above from a CLFORGE_SCAN_TILE spec, e.g. "40x256w32lp8".
   scan_options& tile(const std::string& spec);
