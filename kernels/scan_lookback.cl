@@ -29,6 +29,16 @@
 #define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
 #define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
 #define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
+/* blocked: a work-item reads and writes its ITEMS consecutive elements itself (no tile in local
+   memory, only the work-items' sums); VECTOR_IN/OUT: a plain load/store, done with
+   vload4/vstore4 on full tiles */
+#define CLFORGE_BLOCKED $blocked
+#define CLFORGE_VECTOR_IN $vector_in    /* input is $vector_input[i] */
+#define CLFORGE_VECTOR_OUT $vector_out  /* output is $vector_output[i] = item */
+/* VECTOR_ALIGNED: as 4-vector loads/stores through a cast instead of vload4/vstore4; the tile's
+   start is a multiple of 4 elements and a buffer argument starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN
+   (at least 128 bytes), so the address is aligned */
+#define CLFORGE_VECTOR_ALIGNED $vector_aligned
 /* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
@@ -40,6 +50,9 @@
 $preamble
 
 typedef $value_type clforge_t;
+#if CLFORGE_VECTOR_IN || CLFORGE_VECTOR_OUT
+typedef $vector_type clforge_t4;
+#endif
 
 static inline clforge_t clforge_neutral(void) {
   return ($neutral);
@@ -119,10 +132,14 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     , global clforge_t* clforge_total
 #endif
     ) {
+#if !CLFORGE_BLOCKED
   local clforge_t clforge_values[CLFORGE_PAD(CLFORGE_TILE)];
+#endif
   local clforge_t clforge_sums[2 * CLFORGE_GROUP];  // Hillis-Steele ping-pong over work-item sums
 #if CLFORGE_SEGMENTED
+#if !CLFORGE_BLOCKED
   local uchar clforge_heads[CLFORGE_TILE];
+#endif
   local uchar clforge_sum_heads[2 * CLFORGE_GROUP];
 #endif
   local uint clforge_tile_slot[2];  // this round's tile and the next one's
@@ -150,16 +167,82 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   // work. A group then holds two tile numbers, current c and next c' > c; the smallest
   // unfinished tile is always some group's current one (else that group's current tile would
   // be smaller and unfinished), and it waits only for smaller, finished tiles: no deadlock.
+  // Without PERSISTENT there is no loop at all (a loop there cost 15-25% on an H100).
+#if CLFORGE_PERSISTENT
   for (uint clforge_round = 0;; ++clforge_round) {
   const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];
   if (clforge_tile >= clforge_tiles) break;  // the same for every work-item of the group
   if (clforge_lid == 0)
-    clforge_tile_slot[(clforge_round & 1u) ^ 1u] =
-        CLFORGE_PERSISTENT ? atomic_inc(&clforge_counters[clforge_epoch & 1u]) : 0xffffffffu;
+    clforge_tile_slot[(clforge_round & 1u) ^ 1u] = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
+#else
+  {
+  const uint clforge_tile = clforge_tile_slot[0];
+  (void)clforge_tiles;
+#endif
   const ulong clforge_base = (ulong)clforge_tile * CLFORGE_TILE;
   // Every tile but the last is full: one test per tile instead of one per element.
   const int clforge_full = clforge_base + CLFORGE_TILE <= n;
 
+#if CLFORGE_BLOCKED
+  // 1-2. Blocked: each work-item reads its ITEMS consecutive elements x = lid * ITEMS + j
+  // itself and scans them in registers.
+  const uint clforge_first = clforge_lid * CLFORGE_ITEMS;
+  clforge_t clforge_v[CLFORGE_ITEMS];
+#if CLFORGE_SEGMENTED
+  uchar clforge_hd[CLFORGE_ITEMS];
+#endif
+#if CLFORGE_VECTOR_IN
+  if (clforge_full) {
+    global const clforge_t* clforge_from = $vector_input + clforge_base + clforge_first;
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
+#if CLFORGE_VECTOR_ALIGNED
+      const clforge_t4 clforge_q = *(global const clforge_t4*)(clforge_from + clforge_j);
+#else
+      const clforge_t4 clforge_q = vload4(0, clforge_from + clforge_j);
+#endif
+      clforge_v[clforge_j] = clforge_q.s0;
+      clforge_v[clforge_j + 1] = clforge_q.s1;
+      clforge_v[clforge_j + 2] = clforge_q.s2;
+      clforge_v[clforge_j + 3] = clforge_q.s3;
+    }
+  } else
+#endif
+  {
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
+      const ulong i = clforge_base + clforge_first + clforge_j;
+      clforge_t clforge_value = clforge_neutral();
+#if CLFORGE_SEGMENTED
+      uchar clforge_head = 0;
+#endif
+      if (clforge_full || i < n) {
+        clforge_value = ($input_expr);
+#if CLFORGE_SEGMENTED
+        clforge_head = ($is_segment_start) ? 1 : 0;
+#endif
+      }
+      clforge_v[clforge_j] = clforge_value;
+#if CLFORGE_SEGMENTED
+      clforge_hd[clforge_j] = clforge_head;
+#endif
+    }
+  }
+  clforge_t clforge_acc = clforge_v[0];
+#if CLFORGE_SEGMENTED
+  uchar clforge_seen = clforge_hd[0];
+#endif
+#pragma unroll
+  for (uint clforge_j = 1; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
+#if CLFORGE_SEGMENTED
+    clforge_acc = clforge_hd[clforge_j] ? clforge_v[clforge_j] : clforge_op(clforge_acc, clforge_v[clforge_j]);
+    clforge_seen |= clforge_hd[clforge_j];
+#else
+    clforge_acc = clforge_op(clforge_acc, clforge_v[clforge_j]);
+#endif
+    clforge_v[clforge_j] = clforge_acc;
+  }
+#else
   // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced).
 #pragma unroll
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
@@ -208,6 +291,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #endif
     CLFORGE_V(clforge_j) = clforge_acc;
   }
+#endif
   clforge_sums[clforge_lid] = clforge_acc;
 #if CLFORGE_SEGMENTED
   clforge_sum_heads[clforge_lid] = clforge_seen;
@@ -308,6 +392,69 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
                     clforge_op(clforge_tile_prefix, clforge_tile_sum));
 #endif
 
+#if CLFORGE_BLOCKED
+  // 5-6. Blocked: final values in registers (tile prefix, then the work-items before, then own
+  // items), written by the work-item itself. `before` is the final value of item first - 1
+  // (the tile prefix for work-item 0), so it is item 0's prev_item.
+  {
+    clforge_t clforge_before = clforge_lid == 0 ? clforge_neutral() : clforge_sums[clforge_src + clforge_lid - 1];
+#if CLFORGE_SEGMENTED
+    const uchar clforge_before_head = clforge_lid == 0 ? 0 : clforge_sum_heads[clforge_src + clforge_lid - 1];
+    if (!clforge_before_head) clforge_before = clforge_op(clforge_tile_prefix, clforge_before);
+    uchar clforge_open = 1;
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
+      clforge_open = clforge_open && !clforge_hd[clforge_j];
+      if (clforge_open) clforge_v[clforge_j] = clforge_op(clforge_before, clforge_v[clforge_j]);
+    }
+#else
+    clforge_before = clforge_op(clforge_tile_prefix, clforge_before);
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j)
+      clforge_v[clforge_j] = clforge_op(clforge_before, clforge_v[clforge_j]);
+#endif
+#if CLFORGE_VECTOR_OUT
+    if (clforge_full) {
+      global clforge_t* clforge_to = $vector_output + clforge_base + clforge_first;
+#pragma unroll
+      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
+        const clforge_t4 clforge_q = (clforge_t4)(clforge_v[clforge_j], clforge_v[clforge_j + 1],
+                                                  clforge_v[clforge_j + 2], clforge_v[clforge_j + 3]);
+#if CLFORGE_VECTOR_ALIGNED
+        *(global clforge_t4*)(clforge_to + clforge_j) = clforge_q;
+#else
+        vstore4(clforge_q, 0, clforge_to + clforge_j);
+#endif
+      }
+    } else
+#endif
+    {
+#pragma unroll
+      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
+        const ulong i = clforge_base + clforge_first + clforge_j;
+        if (clforge_full || i < n) {
+          const clforge_t clforge_inclusive_item = clforge_v[clforge_j];
+#if CLFORGE_TOTAL_ONLY
+          if (i == n - 1) clforge_total[0] = clforge_inclusive_item;
+#else
+          clforge_t prev_item = clforge_j == 0 ? clforge_before : clforge_v[clforge_j > 0 ? clforge_j - 1 : 0];
+#if CLFORGE_SEGMENTED
+          if (clforge_hd[clforge_j]) prev_item = clforge_neutral();
+#endif
+#if CLFORGE_INCLUSIVE
+          const clforge_t item = clforge_inclusive_item;
+#else
+          const clforge_t item = prev_item;
+#endif
+          {
+            $output_statement;
+          }
+#endif
+        }
+      }
+    }
+  }
+#else
   // 5. Final values into local memory: tile prefix, then the work-items before, then own items.
   {
     clforge_t clforge_before = clforge_lid == 0 ? clforge_neutral() : clforge_sums[clforge_src + clforge_lid - 1];
@@ -357,6 +504,9 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #endif
     }
   }
+#endif
+#if CLFORGE_PERSISTENT
   barrier(CLK_LOCAL_MEM_FENCE);  // the next round rewrites local memory
+#endif
   }
 }

@@ -575,6 +575,88 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
   }
 }
 
+TEST(scan, lookback_blocked_layouts) {
+  // b: blocked (each work-item reads and writes its own consecutive items); v: blocked with
+  // vload4/vstore4 for a plain load/store of full tiles (scalar path for partial tiles).
+  auto host = random_ints(30'011, 71);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  std::vector<cl_uchar> flags(host.size());
+  std::mt19937 rng(73);
+  for (auto& f : flags) f = rng() % 300 == 0;
+  flags[5] = 1;
+  auto d_flags = cf::array<cl_uchar>::from_host(q(), flags);
+  for (const std::string spec : {"8x64v", "8x32w8ap2", "3x32b", "6x16vp1", "4x32a"}) {
+    SCOPED_TRACE(spec);
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "blocked");
+    o.tile(spec);
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, o);
+    const bool vector = o.lookback_blocked >= 2 && o.items_per_thread % 4 == 0;
+    EXPECT_EQ(inc.source().find("#define CLFORGE_VECTOR_OUT 1") != std::string::npos, vector);
+    EXPECT_NE(inc.source().find("#define CLFORGE_BLOCKED 1"), std::string::npos);
+    const std::size_t tile = inc.tile_size();
+    for (std::size_t n :
+         {std::size_t(1), tile - 1, tile, tile + 1, std::size_t(7919), host.size()}) {
+      std::vector<cl_int> part(host.begin(), host.begin() + n);
+      auto xp = cf::array<cl_int>::from_host(q(), part);
+      cf::array<cl_int> y(q(), n);
+      inc(q(), xp, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, std::plus<cl_int>())), -1)
+          << "n=" << n;
+    }
+    if (spec != "8x64v" && spec != "3x32b") continue;  // each kernel: a compile on PoCL
+    const std::size_t n = host.size();
+    cf::array<cl_int> y(q(), n);
+    // Exclusive (vector load, scalar store) and a non-plain input (scalar load).
+    cf::scan_kernel<cl_int> exc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::exclusive, o);
+    exc(q(), x, y);
+    auto want = inclusive_reference(host, std::plus<cl_int>());
+    for (std::size_t i = 0; i < n; ++i) want[i] -= host[i];
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    cf::scan_kernel<cl_int> twice(ctx(), "global const int* x, global int* y", "2 * x[i]", "a + b",
+                                  "0", "y[i] = item + 1", cf::scan_kind::inclusive, o);
+    EXPECT_NE(twice.source().find("#define CLFORGE_VECTOR_IN 0"), std::string::npos);
+    twice(q(), x, y);
+    want = inclusive_reference(host, std::plus<cl_int>());
+    for (auto& w : want) w = 2 * w + 1;
+    EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+    // Segmented, inclusive and exclusive.
+    cf::scan_options so = o;
+    so.is_segment_start = "flags[i]";
+    for (cf::scan_kind kind : {cf::scan_kind::inclusive, cf::scan_kind::exclusive}) {
+      cf::scan_kernel<cl_int> seg(ctx(),
+                                  "global const int* x, global const uchar* flags, global int* y",
+                                  "x[i]", "a + b", "0", "y[i] = item", kind, so);
+      seg(q(), x, d_flags, y);
+      std::vector<cl_int> sw(n);
+      for (std::size_t i = 0; i < n; ++i)
+        sw[i] = (i == 0 || flags[i]) ? host[i] : sw[i - 1] + host[i];
+      if (kind == cf::scan_kind::exclusive)
+        for (std::size_t i = 0; i < n; ++i) sw[i] -= host[i];
+      EXPECT_EQ(first_mismatch(y.to_host(q()), sw), -1);
+    }
+    // last_item (a second, total-only kernel) and prev_item.
+    cf::scan_kernel<cl_int> suffix(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                   "0", "y[i] = last_item - prev_item", cf::scan_kind::inclusive,
+                                   o);
+    suffix(q(), x, y);
+    auto got = y.to_host(q());
+    cl_int sum = 0;
+    long bad = -1;
+    for (std::size_t i = n; i-- > 0;) {
+      sum += host[i];
+      if (got[i] != sum && bad < 0) bad = static_cast<long>(i);
+    }
+    EXPECT_EQ(bad, -1);
+  }
+  EXPECT_EQ(cf::scan_options().tile("40x256w32v").lookback_blocked, 2);
+  EXPECT_EQ(cf::scan_options().tile("40x256bp4").lookback_blocked, 1);
+  EXPECT_EQ(cf::scan_options().tile("32x256a").lookback_blocked, 3);
+  EXPECT_EQ(cf::scan_options().tile("40x256w32").lookback_blocked, 0);
+  EXPECT_THROW(cf::scan_options().tile("40x256vb"), cf::error);
+}
+
 TEST(scan, reduce_then_scan_lanes_and_chunks) {
   for (std::size_t lanes : {std::size_t(1), std::size_t(3)}) {
     cf::scan_options o = options_for(cf::scan_algorithm::reduce_then_scan, "chunked");

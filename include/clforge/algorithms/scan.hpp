@@ -56,12 +56,13 @@ struct scan_options {
   /// ("lookback", "reduce_then_scan") overrides automatic.
   scan_algorithm algorithm = scan_algorithm::automatic;
   /// Look-back tile shape: items per work-item and work-items per group; 0 takes the
-  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][pN]", e.g. "40x256",
-  /// "40x256w32lp8") or the per-type default.
+  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][b|v|a][pN]", e.g. "40x256",
+  /// "40x256w32lp8", "32x256w32v") or the per-type default.
   std::size_t items_per_thread = 0;
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
-  /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW or 1.
+  /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW, else 32 on GPUs, 1 on
+  /// CPUs.
   std::size_t lookback_window = 0;
   /// Look-back: keep each work-item's items in registers between its two passes over them
   /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
@@ -70,6 +71,12 @@ struct scan_options {
   /// Look-back: 0 launches one work-group per tile; N launches N groups per compute unit that
   /// loop over tiles, taking the next tile while working on one (CLFORGE_SCAN_TILE's "pN").
   std::size_t lookback_groups_per_cu = 0;
+  /// Look-back: 0 stages the tile through local memory (reads and writes striped); 1 blocked:
+  /// each work-item reads and writes its own consecutive items (only the work-items' sums in
+  /// local memory, so more groups per compute unit); 2 blocked, and a plain load "x[i]" / store
+  /// "y[i] = item" of full tiles with vload4/vstore4; 3 as 2 with aligned 4-vector accesses through
+  /// pointer casts. -1 takes CLFORGE_SCAN_TILE's "b"/"v"/"a" or 0.
+  int lookback_blocked = -1;
   /// Sets the look-back fields above from a CLFORGE_SCAN_TILE spec, e.g. "40x256w32lp8".
   scan_options& tile(const std::string& spec);
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
