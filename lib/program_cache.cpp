@@ -307,7 +307,10 @@ program program_cache::load_from_disk(const cache_key& key, const std::string& s
     if (directory_.empty()) return {};
     path = directory_ + "/" + key.hex() + ".clbin";
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NOFOLLOW: a symlink planted as an entry is refused (ELOOP) and later replaced by the
+  // rename in store_to_disk, its target untouched. O_NONBLOCK: a FIFO planted as an entry would
+  // otherwise block this open forever; it is then refused as not a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {};  // not there yet: the common miss
   std::string entry;
   struct stat st {};
