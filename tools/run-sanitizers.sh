@@ -29,7 +29,7 @@ stage_asan() {
   local flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
   cmake -S . -B build-asan "${common[@]}" -DCMAKE_CXX_FLAGS="$flags -O1 -g" \
     -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
-  cmake --build build-asan -j "$jobs" 2>&1 | grep -E "error|Error" || true
+  cmake --build build-asan -j "$jobs" 2>&1 | grep -E " error: |Error [0-9]" || true
   # detect_leaks: on, with the driver's own leaks suppressed (lsan.supp).
   (cd build-asan &&
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
@@ -40,7 +40,7 @@ stage_tsan() {
   cmake -S . -B build-tsan "${common[@]}" -DCMAKE_CXX_FLAGS="-fsanitize=thread -O1 -g" \
     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
     >/dev/null
-  cmake --build build-tsan -j "$jobs" --target test_concurrency 2>&1 | grep -E "error|Error" || true
+  cmake --build build-tsan -j "$jobs" --target test_concurrency 2>&1 | grep -E " error: |Error [0-9]" || true
   (cd build-tsan &&
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp" \
       CLFORGE_CACHE_DIR="$PWD/test-cache" ./bin/test_concurrency)
@@ -50,7 +50,7 @@ stage_fuzz() {
   local flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
   CXX=clang++-14 cmake -S . -B build-fuzz -DCLFORGE_BUILD_TESTS=OFF -DCLFORGE_BUILD_FUZZ=ON \
     "${common[@]}" -DCMAKE_CXX_FLAGS="$flags -O1 -g" >/dev/null
-  cmake --build build-fuzz -j "$jobs" 2>&1 | grep -E "error|Error" || true
+  cmake --build build-fuzz -j "$jobs" 2>&1 | grep -E " error: |Error [0-9]" || true
   mkdir -p build-fuzz/findings
   local status=0
   for corpus in fuzz/corpus/*/; do
