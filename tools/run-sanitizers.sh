@@ -25,11 +25,21 @@ common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLFORGE_BUILD_BENCH=OFF -DCLFORGE_BU
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$root/tests/sanitizers/ubsan.supp"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 
+# Builds quietly into <dir>/build.log; shows its end and fails when the build fails.
+build() {
+  local dir=$1
+  shift
+  if ! cmake --build "$dir" -j "$jobs" "$@" >"$dir/build.log" 2>&1; then
+    tail -n 60 "$dir/build.log"
+    return 1
+  fi
+}
+
 stage_asan() {
   local flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
   cmake -S . -B build-asan "${common[@]}" -DCMAKE_CXX_FLAGS="$flags -O1 -g" \
-    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null
-  cmake --build build-asan -j "$jobs" 2>&1 | grep -E " error: |Error [0-9]" || true
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$flags" >/dev/null || return 1
+  build build-asan || return 1
   # detect_leaks: on, with the driver's own leaks suppressed (lsan.supp).
   (cd build-asan &&
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
@@ -39,8 +49,8 @@ stage_asan() {
 stage_tsan() {
   cmake -S . -B build-tsan "${common[@]}" -DCMAKE_CXX_FLAGS="-fsanitize=thread -O1 -g" \
     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
-    >/dev/null
-  cmake --build build-tsan -j "$jobs" --target test_concurrency 2>&1 | grep -E " error: |Error [0-9]" || true
+    >/dev/null || return 1
+  build build-tsan --target test_concurrency || return 1
   (cd build-tsan &&
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/sanitizers/tsan.supp" \
       CLFORGE_CACHE_DIR="$PWD/test-cache" ./bin/test_concurrency)
@@ -49,8 +59,8 @@ stage_tsan() {
 stage_fuzz() {
   local flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
   CXX=clang++-14 cmake -S . -B build-fuzz -DCLFORGE_BUILD_TESTS=OFF -DCLFORGE_BUILD_FUZZ=ON \
-    "${common[@]}" -DCMAKE_CXX_FLAGS="$flags -O1 -g" >/dev/null
-  cmake --build build-fuzz -j "$jobs" 2>&1 | grep -E " error: |Error [0-9]" || true
+    "${common[@]}" -DCMAKE_CXX_FLAGS="$flags -O1 -g" >/dev/null || return 1
+  build build-fuzz || return 1
   mkdir -p build-fuzz/findings
   local status=0
   for corpus in fuzz/corpus/*/; do
@@ -74,6 +84,7 @@ stage_fuzz() {
   return $status
 }
 
+# Stages run as `if stage_x`, where `set -e` does not apply: each checks its own steps.
 for stage in "${stages[@]}"; do
   start=$SECONDS
   echo "=== run-sanitizers: $stage"
