@@ -281,3 +281,33 @@ TEST(bad_input_pure, row19_template_placeholder_without_a_value) {
   EXPECT_CLFORGE_ERROR(cfd::embedded_kernel("no_such_template"),
                        {"no embedded kernel template \"no_such_template\""});
 }
+
+// ---- map/reduce templates (clforge/algorithms) -----------------------------------------------
+
+TEST_F(bad_input, rowT1_template_snippet_that_does_not_compile) {
+  EXPECT_CLFORGE_ERROR(
+      cf::elementwise_kernel(ctx(), "global const float* x, global float* y",
+                             "y[i] = x[i] * no_such_identifier_t1"),
+      {"clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE", "no_such_identifier_t1", ">>"});
+  EXPECT_CLFORGE_ERROR(
+      cf::reduction_kernel<float>(ctx(), "global const float* x", "x[i]", "a +* b", "0.0f"),
+      {"clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE", "a +* b"});
+}
+
+TEST_F(bad_input, rowT2_templates_with_zero_length_inputs) {
+  static cf::elementwise_kernel twice(ctx(), "global const float* x, global float* y",
+                                      "y[i] = 2.0f * x[i]");
+  cf::array<float> x(q, 0), y(q, 0);
+  EXPECT_FALSE(twice(q, x, y));  // nothing enqueued
+  static cf::reduction_kernel<float> total(ctx(), "global const float* x", "x[i]", "a + b", "0.0f");
+  EXPECT_EQ(total(q, x), 0.0f);  // the neutral element
+  EXPECT_EQ(cf::sum(q, x), 0.0f);
+}
+
+TEST_F(bad_input, rowT3_templates_with_arrays_of_different_lengths) {
+  static cf::elementwise_kernel twice(ctx(), "global const float* x, global float* y",
+                                      "y[i] = 2.0f * x[i]");
+  cf::array<float> x(q, 10), y(q, 5);
+  EXPECT_CLFORGE_ERROR(twice(q, x, y), {"array argument 2 (y) has 5 elements"});
+  EXPECT_CLFORGE_ERROR(twice(q, 1.0f, y), {"argument 1 (x) expects array<float>"});
+}
