@@ -82,6 +82,15 @@ const char* error_name(cl_int code) {
 static std::string format_message(const std::string& call, cl_int code, const std::string& detail) {
   std::string message = call + " failed: " + error_name(code) + " (" + std::to_string(code) + ")";
   if (!detail.empty()) message += "\n" + detail;
+  if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
+      code == CL_OUT_OF_HOST_MEMORY) {
+    // OpenCL allocates a buffer when a command first uses it, so running out of device memory
+    // can surface at any enqueue, far from the array that did not fit.
+    message +=
+        "\nThe device ran out of memory or resources (buffers are allocated when a command "
+        "first uses them, so this can appear at any enqueue). Free arrays you no longer need; "
+        "context::pool().release_all() frees the buffers clforge keeps for reuse.";
+  }
   return message;
 }
 

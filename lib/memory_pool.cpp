@@ -42,16 +42,40 @@ std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
     }
   }
   if (!buffer()) {
+    std::shared_ptr<const create_function> create;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      create = create_;
+    }
+    auto create_buffer = [&](cl_int* code) {
+      return create ? (*create)(context_(), CL_MEM_READ_WRITE, rounded, nullptr, code)
+                    : clCreateBuffer(context_(), CL_MEM_READ_WRITE, rounded, nullptr, code);
+    };
     cl_int code = CL_SUCCESS;
-    cl_mem raw = clCreateBuffer(context_(), CL_MEM_READ_WRITE, rounded, nullptr, &code);
+    cl_mem raw = create_buffer(&code);
+    std::size_t freed = 0;
+    bool retried = false;
     if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
         code == CL_OUT_OF_HOST_MEMORY) {
-      release_all();  // what we keep may be what the device lacks; try once more
-      raw = clCreateBuffer(context_(), CL_MEM_READ_WRITE, rounded, nullptr, &code);
+      // What we keep may be what the device lacks: free it all and try once more.
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        freed = stats_.held_bytes;
+        ++stats_.retries;
+      }
+      release_all();
+      retried = true;
+      raw = create_buffer(&code);
     }
-    if (code != CL_SUCCESS)
-      detail::throw_cl_error("clCreateBuffer", code,
-                             "allocating " + std::to_string(rounded) + " bytes");
+    if (code != CL_SUCCESS || !raw) {
+      if (raw) clReleaseMemObject(raw);
+      std::string what = "allocating " + std::to_string(rounded) + " bytes";
+      if (retried)
+        what += ": the device is out of memory even after clforge freed the " +
+                std::to_string(freed) + " bytes its pool kept and retried once";
+      detail::throw_cl_error("clCreateBuffer", code == CL_SUCCESS ? CL_INVALID_MEM_OBJECT : code,
+                             what);
+    }
     buffer = cl::Buffer(raw);  // takes ownership
   }
   // The deleter holds the pool weakly: a buffer outliving its pool is simply released.
@@ -80,6 +104,11 @@ void memory_pool::release_all() {
     stats_.held_bytes = 0;
   }
   // Buffers are released here, outside the lock.
+}
+
+void memory_pool::set_create_function_for_testing(create_function create) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  create_ = create ? std::make_shared<const create_function>(std::move(create)) : nullptr;
 }
 
 pool_stats memory_pool::stats() const {

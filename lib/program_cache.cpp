@@ -19,7 +19,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -144,13 +143,24 @@ bool decode_cache_entry(const cache_key& key, const std::string& entry, std::str
 }
 
 std::string quote_error_lines(const std::string& log, const std::string& source) {
-  // PoCL/clang print "<source>:12:5: error: ...", NVIDIA "<kernel>:12:5: error: ...".
-  static const std::regex location(R"(:(\d+):(\d+):)");
+  // PoCL/clang print "<source>:12:5: error: ...", NVIDIA "<kernel>:12:5: error: ...": every
+  // ":<line>:<column>:", left to right, matches not overlapping. A linear scan: std::regex
+  // recursed once per digit and overflowed the stack on a long run of digits in the log
+  // (found by fuzz/fuzz_build_log.cpp).
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto digits_end = [&](std::size_t from) {
+    while (from < log.size() && is_digit(log[from])) ++from;
+    return from;
+  };
   std::set<std::size_t> reported;
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), location);
-       it != std::sregex_iterator(); ++it) {
-    std::string digits = (*it)[1].str();
-    if (digits.size() < 9) reported.insert(std::stoul(digits));
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    if (log[i] != ':') continue;
+    const std::size_t line_end = digits_end(i + 1);
+    if (line_end == i + 1 || line_end >= log.size() || log[line_end] != ':') continue;
+    const std::size_t column_end = digits_end(line_end + 1);
+    if (column_end == line_end + 1 || column_end >= log.size() || log[column_end] != ':') continue;
+    if (line_end - i - 1 < 9) reported.insert(std::stoul(log.substr(i + 1, line_end - i - 1)));
+    i = column_end;  // the next match starts after this one's last ':'
   }
   std::vector<std::string> lines;
   std::istringstream in(source);
@@ -307,7 +317,10 @@ program program_cache::load_from_disk(const cache_key& key, const std::string& s
     if (directory_.empty()) return {};
     path = directory_ + "/" + key.hex() + ".clbin";
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NOFOLLOW: a symlink planted as an entry is refused (ELOOP) and later replaced by the
+  // rename in store_to_disk, its target untouched. O_NONBLOCK: a FIFO planted as an entry would
+  // otherwise block this open forever; it is then refused as not a regular file.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {};  // not there yet: the common miss
   std::string entry;
   struct stat st {};

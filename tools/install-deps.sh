@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages clforge builds, tests and benchmarks with (skips when present).
+# Extra package names given as arguments are installed too (tools/run-sanitizers.sh passes
+# clang-14 and libclang-rt-14-dev for the fuzzers).
 set -euo pipefail
 packages=(
   cmake g++ make                                  # toolchain
@@ -8,6 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev                   # tests, clforge-bench
   libxxhash-dev                                   # program-cache keys
   clinfo                                          # to see what the ICD loader finds
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@ struct pool_stats {
   std::size_t misses = 0;        // allocations that created a new buffer
   std::size_t held_buffers = 0;  // buffers kept for reuse right now
   std::size_t held_bytes = 0;
+  std::size_t retries = 0;  // failed allocations retried after freeing every kept buffer
 };
 
 /// Buffers are handed out as shared handles; when the last handle goes, the buffer returns to
@@ -36,6 +38,16 @@ class memory_pool : public std::enable_shared_from_this<memory_pool> {
   /// eighth of the power of two below (so at most 12.5% is wasted).
   static std::size_t size_class(std::size_t bytes);
 
+  /// How the pool creates a buffer: clCreateBuffer's signature (context, flags, bytes, host
+  /// pointer, error code out).
+  using create_function =
+      std::function<cl_mem(cl_context, cl_mem_flags, std::size_t, void*, cl_int*)>;
+  /// Test hook: creates buffers with `create` instead of clCreateBuffer (an empty function
+  /// restores clCreateBuffer). Drivers report CL_MEM_OBJECT_ALLOCATION_FAILURE rarely and
+  /// unpredictably (PoCL allocates lazily and never refuses), so tests fake it with this to
+  /// prove the free-and-retry-once path. Not for production use.
+  void set_create_function_for_testing(create_function create);
+
  private:
   void give_back(cl::Buffer buffer, std::size_t bytes);
 
@@ -44,6 +56,7 @@ class memory_pool : public std::enable_shared_from_this<memory_pool> {
   mutable std::mutex mutex_;
   std::map<std::size_t, std::vector<cl::Buffer>> free_;
   pool_stats stats_;
+  std::shared_ptr<const create_function> create_;  // null: clCreateBuffer
 };
 
 }  // namespace clforge

@@ -95,12 +95,15 @@ class queue {
   cl_command_queue get() const { return handle_(); }
 
   /// Sets `args` on `k` in order and enqueues it over `range`. The argument count is checked
-  /// against the kernel; a local size is chosen when the range has none.
+  /// against the kernel; a local size is chosen when the range has none. A range of zero
+  /// work-items enqueues nothing and returns an empty event.
   template <class... Args>
   event launch(const kernel& k, ndrange range, const Args&... args) const {
     detail::kernel_state& state = k.state();
     if (sizeof...(Args) != state.num_args) detail::throw_arg_count_error(state, sizeof...(Args));
-    detail::resolve_range(state, range);
+    const bool nothing_to_do = range.total() == 0;
+    detail::resolve_range(state, range);  // checks the local size even then
+    if (nothing_to_do) return {};         // zero work-items: valid, nothing is enqueued
     std::lock_guard<std::mutex> lock(state.launch_mutex);
     cl_uint index = 0;
     (set_one(state, index++, args), ...);

@@ -175,7 +175,9 @@ void set_arg(kernel_state& k, cl_uint index, const T& value) {
 template <class SetAll>
 event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_all) {
   kernel_state& state = k.state();
+  const bool nothing_to_do = range.total() == 0;
   resolve_range(state, range);
+  if (nothing_to_do) return {};  // zero work-items: valid, nothing is enqueued
   std::lock_guard<std::mutex> lock(state.launch_mutex);
   set_all(state);
   return enqueue_kernel(q.cl(), state, range);

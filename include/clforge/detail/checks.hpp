@@ -1,0 +1,22 @@
+// Checks of what a device can do, shared by every layer that generates code for a type.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "clforge/detail/signature.hpp"
+#include "clforge/device.hpp"
+
+namespace clforge::detail {
+
+/// Throws clforge::error when `type` (an OpenCL type name: "double", "double4", ...) needs a
+/// capability the device lacks. Today that is double precision (cl_khr_fp64). `who` names the
+/// kernel or template in the message. Call it before generating source, so the user gets this
+/// message instead of a compiler log.
+void require_type_support(const device_info& info, std::string_view type, std::string_view who);
+
+/// require_type_support for every parameter of a user's parameter list.
+void require_type_support(const device_info& info, const std::vector<parameter>& params,
+                          std::string_view who);
+
+}  // namespace clforge::detail

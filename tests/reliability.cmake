@@ -1,0 +1,18 @@
+# Fault and cache-security tests run a child process (reliability_probe) per case: each starts
+# with a fresh "disk cache off, said once" flag and can take limits (RLIMIT_FSIZE, another uid)
+# (another uid, an injected full disk) that the test process must not take on itself.
+if(TARGET test_faults)
+  # fault_inject: a write() that fails with ENOSPC inside $CLFORGE_TEST_ENOSPC_DIR (a full disk).
+  add_library(fault_inject SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fault_inject.cpp)
+  target_link_libraries(fault_inject PRIVATE ${CMAKE_DL_LIBS})
+  add_executable(reliability_probe ${CMAKE_CURRENT_SOURCE_DIR}/reliability_probe.cpp)
+  # After clforge: its write() calls make the library needed (--as-needed keeps it then).
+  target_link_libraries(reliability_probe PRIVATE clforge::clforge fault_inject)
+  foreach(t test_faults test_cache_security)
+    if(TARGET ${t})
+      target_compile_definitions(${t} PRIVATE
+        CLFORGE_RELIABILITY_PROBE="$<TARGET_FILE:reliability_probe>")
+      add_dependencies(${t} reliability_probe)
+    endif()
+  endforeach()
+endif()
