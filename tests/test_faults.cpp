@@ -178,8 +178,9 @@ TEST(cache_directory_faults, full_disk_works_from_memory_and_says_so_once) {
 }
 
 TEST(cache_directory_faults, full_tmpfs_works_from_memory_and_says_so_once) {
-  // The same on a real full file system: a 16 KiB tmpfs (entries are larger), mounted in a
-  // private mount namespace. Needs root and permission to mount; skipped otherwise.
+  // The same on a real full file system: a small tmpfs in a private mount namespace, filled up
+  // with a filler file before the probe runs (entry sizes differ by driver: NVIDIA's PTX
+  // entries fit where PoCL's do not). Needs root and permission to mount; skipped otherwise.
   if (!clforge_test::running_as_root() || std::system("unshare -m true >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here";
   scratch_dir d("tmpfs");
@@ -188,7 +189,8 @@ TEST(cache_directory_faults, full_tmpfs_works_from_memory_and_says_so_once) {
   const std::string probe = CLFORGE_RELIABILITY_PROBE;
   const std::string err_file = (d.root / "stderr").string();
   const std::string command = "unshare -m sh -c 'mount -t tmpfs -o size=16k,mode=0700 tmpfs " +
-                              d.path.string() + " && " + d.env() + " timeout 120 " + probe +
+                              d.path.string() + " && (cat /dev/zero > " + d.path.string() +
+                              "/filler 2>/dev/null; true) && " + d.env() + " timeout 120 " + probe +
                               " fault_tmpfs 4' 2>" + err_file;
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
