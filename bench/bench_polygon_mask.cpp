@@ -39,21 +39,6 @@ kernel void polygon_mask_generic(global uchar* mask, uint width, uint height,
 }
 )CL";
 
-std::vector<cf::point2f> star_polygon(std::size_t n, std::size_t side, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  const float s = static_cast<float>(side);
-  std::vector<float> angles(n);
-  for (float& a : angles) a = 6.2831853f * u(rng);
-  std::sort(angles.begin(), angles.end());
-  std::vector<cf::point2f> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float r = s * (0.15f + 0.33f * u(rng));
-    v[i] = {s * 0.5f + r * std::cos(angles[i]), s * 0.5f + r * std::sin(angles[i])};
-  }
-  return v;
-}
-
 std::size_t side_of(std::size_t n) {
   return static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
 }
@@ -61,7 +46,8 @@ std::size_t side_of(std::size_t n) {
 run_fn clforge_case(std::size_t n, std::size_t vertices, const std::string& shape) {
   const std::size_t side = side_of(n);
   auto masker = std::make_shared<cf::polygon_mask>(ctx());
-  auto poly = std::make_shared<std::vector<cf::point2f>>(star_polygon(vertices, side, 7));
+  auto poly =
+      std::make_shared<std::vector<cf::point2f>>(cf::random_star_polygon(vertices, side, 7));
   auto out = std::make_shared<cf::array<std::uint8_t>>(queue(), n);
   cf::polygon_mask_options options;
   options.shape = shape;
@@ -76,7 +62,7 @@ run_fn handwritten_case(std::size_t n, std::size_t vertices) {
   if (device_is_cpu() && side >= 8192 && vertices >= 1000)
     throw cf::error("skipped on CPU devices: one run takes minutes");
   cf::kernel k = ctx().build(kHandwritten).kernel("polygon_mask_generic");
-  std::vector<cf::point2f> poly = star_polygon(vertices, side, 7);
+  std::vector<cf::point2f> poly = cf::random_star_polygon(vertices, side, 7);
   std::vector<float> flat;
   for (const cf::point2f& p : poly) flat.push_back(p.x), flat.push_back(p.y);
   auto v = std::make_shared<cf::array<float>>(cf::array<float>::from_host(queue(), flat));
@@ -91,7 +77,8 @@ run_fn handwritten_case(std::size_t n, std::size_t vertices) {
 run_fn openmp_case(std::size_t n, std::size_t vertices) {
   const std::size_t side = side_of(n);
   if (side >= 8192 && vertices >= 1000) throw cf::error("skipped: one run takes minutes");
-  auto poly = std::make_shared<std::vector<cf::point2f>>(star_polygon(vertices, side, 7));
+  auto poly =
+      std::make_shared<std::vector<cf::point2f>>(cf::random_star_polygon(vertices, side, 7));
   return [=] {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::uint8_t> mask =

@@ -135,23 +135,6 @@ int runs_for(double one_run_seconds) {
   return static_cast<int>(std::clamp(1.0 / std::max(one_run_seconds, 1e-6), 1.0, 20.0));
 }
 
-/// A random star-shaped (generally concave) polygon inside the image: sorted angles, random
-/// radii around the centre.
-std::vector<cf::point2f> random_polygon(std::size_t n, std::size_t size, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  const float s = static_cast<float>(size);
-  std::vector<float> angles(n);
-  for (float& a : angles) a = 6.2831853f * u(rng);
-  std::sort(angles.begin(), angles.end());
-  std::vector<cf::point2f> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const float r = s * (0.15f + 0.33f * u(rng));
-    v[i] = {s * 0.5f + r * std::cos(angles[i]), s * 0.5f + r * std::sin(angles[i])};
-  }
-  return v;
-}
-
 std::string format_time(double seconds) {
   char text[32];
   if (seconds >= 1.0)
@@ -167,7 +150,7 @@ bool polygon_exercise(const cf::context& ctx, cf::queue& q, const options& o) {
   const std::size_t w = o.size, h = o.size;
   std::printf("\n1. Polygon mask: %zux%zu image, random %zu-vertex polygon (seed %u)\n", w, h,
               o.vertices, o.seed);
-  const std::vector<cf::point2f> poly = random_polygon(o.vertices, o.size, o.seed);
+  const std::vector<cf::point2f> poly = cf::random_star_polygon(o.vertices, o.size, o.seed);
 
   // Serial C++: the classic loop, every pixel tests every edge.
   progress("serial C++");

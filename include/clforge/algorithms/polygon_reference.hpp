@@ -18,9 +18,11 @@
 // are bit-identical to these, whatever a compiler's FMA contraction setting.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace clforge {
@@ -37,6 +39,24 @@ enum class fill_rule {
   even_odd,  ///< inside where a ray crosses the outline an odd number of times (default)
   non_zero   ///< inside where the winding number is not zero
 };
+
+/// A random star-shaped (generally concave) polygon of `n` vertices inside a `size` x `size`
+/// image: sorted random angles, random radii around the centre. For the demo and benchmarks.
+inline std::vector<point2f> random_star_polygon(std::size_t n, std::size_t size,
+                                                std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float s = static_cast<float>(size);
+  std::vector<float> angles(n);
+  for (float& a : angles) a = 6.2831853f * u(rng);
+  std::sort(angles.begin(), angles.end());
+  std::vector<point2f> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float r = s * (0.15f + 0.33f * u(rng));
+    v[i] = {s * 0.5f + r * std::cos(angles[i]), s * 0.5f + r * std::sin(angles[i])};
+  }
+  return v;
+}
 
 namespace detail {
 /// One edge in canonical form (see the rule above), as the kernels read it (a float4):
