@@ -96,20 +96,35 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
   for (; clforge_k < clforge_end; clforge_k += CLFORGE_LOCAL)
     clforge_accumulate(&clforge_s, &clforge_c, CLFORGE_VALUE(clforge_k));
 #else
-  // chunk == CLFORGE_LOCAL * CLFORGE_UNROLL: a loop of fixed length per work-item, consecutive
-  // work-items at consecutive indices (what a work-group vectorizer wants)
-  if (clforge_end - clforge_begin == clforge_chunk) {
+  // CPU shape: work-item lid takes the contiguous slice [lid * part, (lid + 1) * part) of the
+  // group's chunk (one work-item per group by default) and keeps CLFORGE_UNROLL independent
+  // accumulators, as a hand-written CPU loop does: the compiler's SLP vectorizer turns them into
+  // vector registers, where a single accumulator would be one long dependency chain (the
+  // compiler may not reassociate float additions). Accumulator u takes indices = u modulo
+  // CLFORGE_UNROLL (the chunk and the slice are multiples of CLFORGE_UNROLL, except at the end).
+  const ulong clforge_part = clforge_chunk / CLFORGE_LOCAL;
+  const ulong clforge_from = min(clforge_begin + clforge_lid * clforge_part, clforge_end);
+  const ulong clforge_to = min(clforge_from + clforge_part, clforge_end);
+  const ulong clforge_full_to =
+      clforge_from + (clforge_to - clforge_from) / CLFORGE_UNROLL * CLFORGE_UNROLL;
+  $T clforge_as[CLFORGE_UNROLL], clforge_ac[CLFORGE_UNROLL];
+#pragma unroll
+  for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u) {
+    clforge_as[clforge_u] = CLFORGE_NEUTRAL;
+    clforge_ac[clforge_u] = CLFORGE_ZERO;
+  }
+  ulong clforge_k = clforge_from;
+  for (; clforge_k < clforge_full_to; clforge_k += CLFORGE_UNROLL) {
 #pragma unroll
     for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-      clforge_accumulate(&clforge_s, &clforge_c,
-                         CLFORGE_VALUE(clforge_begin + clforge_u * CLFORGE_LOCAL + clforge_lid));
-  } else {
-    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u) {
-      const ulong clforge_k = clforge_begin + clforge_u * CLFORGE_LOCAL + clforge_lid;
-      if (clforge_k < clforge_end)
-        clforge_accumulate(&clforge_s, &clforge_c, CLFORGE_VALUE(clforge_k));
-    }
+      clforge_accumulate(&clforge_as[clforge_u], &clforge_ac[clforge_u],
+                         CLFORGE_VALUE(clforge_k + clforge_u));
   }
+  for (uint clforge_u = 0; clforge_k < clforge_to; ++clforge_k, ++clforge_u)
+    clforge_accumulate(&clforge_as[clforge_u], &clforge_ac[clforge_u], CLFORGE_VALUE(clforge_k));
+#pragma unroll
+  for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+    clforge_accumulate(&clforge_s, &clforge_c, clforge_total(clforge_as[clforge_u], clforge_ac[clforge_u]));
 #endif
 #undef CLFORGE_VALUE
   const $T clforge_result =

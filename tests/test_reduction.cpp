@@ -74,8 +74,12 @@ constexpr double kCompensatedTolerance = 2e-7;  // relative to sum|x|
 }  // namespace
 
 TEST(reduction, float_sum_and_dot_at_every_size_in_both_shapes) {
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu()}) {
-    const std::string s = shape.which == cf::kernel_shape::kind::gpu ? "gpu" : "cpu";
+  // cpu,local=64: the CPU shape with several work-items (contiguous slices) per group
+  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(),
+                     cf::kernel_shape::parse("cpu,local=64,unroll=4")}) {
+    const std::string s = shape.which == cf::kernel_shape::kind::gpu ? "gpu"
+                          : shape.local_size                         ? "cpu64"
+                                                                     : "cpu";
     cf::reduction_kernel<float> dot(ctx(), "global const float* x, global const float* y",
                                     "x[i] * y[i]", "a + b", "0.0f", with_shape("dot_" + s, shape));
     cf::reduction_kernel<float> kahan(ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
@@ -288,8 +292,9 @@ TEST(reduction, struct_argmax) {
       "  if (a.value > b.value || (a.value == b.value && a.index < b.index)) return a;\n"
       "  return b;\n"
       "}";
-  for (auto shape : {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(),
-                     cf::kernel_shape::parse("gpu,single=1")}) {
+  for (auto shape :
+       {cf::kernel_shape::cpu(), cf::kernel_shape::gpu(), cf::kernel_shape::parse("gpu,single=1"),
+        cf::kernel_shape::parse("cpu,local=64,unroll=4")}) {
     o.shape = shape;
     cf::reduction_kernel<argmax_t> argmax(ctx(), "global const float* x",
                                           "(argmax_t){x[i], (uint)i}", "argmax_pick(a, b)",

@@ -153,7 +153,7 @@ kernel_shape kernel_shape::parse(const std::string& text) {
   return s;
 }
 
-kernel_shape kernel_shape::resolved(const device_info& device) const {
+kernel_shape kernel_shape::resolved(const device_info& device, std::size_t cpu_local) const {
   kernel_shape s = *this;
   if (s.which == kind::automatic) {
     kernel_shape env;
@@ -169,7 +169,7 @@ kernel_shape kernel_shape::resolved(const device_info& device) const {
     if (s.which == kind::automatic) s.which = device.is_cpu() ? kind::cpu : kind::gpu;
   }
   const bool gpu = s.which == kind::gpu;
-  if (s.local_size == 0) s.local_size = gpu ? 256 : 1024;
+  if (s.local_size == 0) s.local_size = gpu ? 256 : cpu_local;
   if (device.max_work_group_size != 0 && s.local_size > device.max_work_group_size)
     s.local_size = device.max_work_group_size;
   return s;

@@ -11,6 +11,10 @@ namespace clforge::detail {
 
 namespace {
 
+// CPU shape: a group's chunk is at most this many rounds of local * unroll elements, so each
+// of a work-item's `unroll` accumulators adds at most this many values (see the accuracy note).
+constexpr std::uint64_t kCpuMaxRounds = 4096;
+
 std::size_t floor_pow2(std::size_t v) {
   std::size_t p = 1;
   while (p * 2 <= v) p *= 2;
@@ -75,14 +79,16 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   }
 
   const device_info& info = ctx.info();
-  shape_ = options.shape.resolved(info);
+  // CPU shape: one work-item per group by default (each a contiguous slice, see reduction.cl)
+  shape_ = options.shape.resolved(info, 1);
   const bool gpu = shape_.which == kernel_shape::kind::gpu;
   if (shape_.unroll == 0) shape_.unroll = gpu ? 8 : 16;
-  if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 1;
+  if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 8;
   // Vector loads (gpu shape, map a plain load x[i] of an array of T): vec elements per load.
   // Default 16 bytes per load: on the H100 (2^28 floats, sum incl. read-back) vec=4 ran
   // 2796 GB/s against 2683 with scalar loads and 2844 for a hand-written float4 kernel.
-  if (gpu && shape_.vec == 0) shape_.vec = static_cast<unsigned>(std::max<std::size_t>(1, 16 / d.type_size));
+  if (gpu && shape_.vec == 0)
+    shape_.vec = static_cast<unsigned>(std::max<std::size_t>(1, 16 / d.type_size));
   const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
   if (vec_param.empty()) shape_.vec = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
@@ -173,13 +179,12 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
   // start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes).
   const bool vector = vec_ > 1 && r.step == 1 && r.first % vec_ == 0;
   const std::uint64_t round = std::uint64_t(local) * shape_.unroll * (vector ? vec_ : 1);
-  std::uint64_t chunk = round;
-  if (shape_.which == kernel_shape::kind::gpu) {
-    // Spread over target_groups_ groups; chunks stay multiples of `round` (see the accuracy
-    // note in reduction.hpp).
-    const std::uint64_t per_group = (count + target_groups_ - 1) / target_groups_;
-    chunk = (per_group + round - 1) / round * round;
-  }
+  // Spread over target_groups_ groups; chunks stay multiples of `round` (see the accuracy
+  // note in reduction.hpp). CPU chunks stop at kCpuMaxRounds rounds, which bounds each
+  // work-item's chain of additions.
+  const std::uint64_t per_group = (count + target_groups_ - 1) / target_groups_;
+  std::uint64_t chunk = (per_group + round - 1) / round * round;
+  if (shape_.which != kernel_shape::kind::gpu) chunk = std::min(chunk, round * kCpuMaxRounds);
   const std::uint64_t groups = (count + chunk - 1) / chunk;
 
   std::shared_ptr<cl::Buffer> partials;

@@ -97,8 +97,9 @@ struct kernel_shape {
   /// Parses the CLFORGE_SHAPE grammar above; throws clforge::error on anything else.
   static kernel_shape parse(const std::string& text);
   /// The kind from the options, else CLFORGE_SHAPE, else the device type; the local size
-  /// default of that kind (capped by the device). unroll/groups_per_cu stay 0 unless given.
-  kernel_shape resolved(const device_info& device) const;
+  /// default of that kind (gpu 256, cpu `cpu_local`; capped by the device). unroll and
+  /// groups_per_cu stay 0 unless given.
+  kernel_shape resolved(const device_info& device, std::size_t cpu_local = 1024) const;
   /// "gpu local=256 unroll=8 groups_per_cu=16", as printed in generated source.
   std::string describe() const;
 };
