@@ -16,6 +16,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "first_call.hpp"
 
@@ -28,6 +29,7 @@ struct settings {
   bool quick = false;
   std::string markdown_path;
   bool first_call = true;
+  bool reports = true;
 };
 settings& config() {
   static settings s;
@@ -36,6 +38,10 @@ settings& config() {
 std::vector<case_spec>& registry() {
   static std::vector<case_spec> cases;
   return cases;
+}
+std::vector<report_spec>& reports() {
+  static std::vector<report_spec> list;
+  return list;
 }
 std::unique_ptr<cf::context>& context_slot() {
   static std::unique_ptr<cf::context> c;
@@ -58,6 +64,9 @@ bool device_is_cpu() {
 
 void add_case(case_spec spec) {
   registry().push_back(std::move(spec));
+}
+void add_report(report_spec spec) {
+  reports().push_back(std::move(spec));
 }
 
 std::vector<std::size_t> default_sizes() {
@@ -132,8 +141,23 @@ std::string format_n(std::size_t n) {
   return std::to_string(n);
 }
 
+// With --repetitions a case has several results: the one with the median time stands for it.
+std::vector<result> medians(const std::vector<result>& results) {
+  std::map<std::tuple<std::string, std::size_t, std::string>, std::vector<result>> runs;
+  for (const result& r : results) runs[{r.job, r.n, r.impl}].push_back(r);
+  std::vector<result> out;
+  for (auto& entry : runs) {
+    std::vector<result>& v = entry.second;
+    std::sort(v.begin(), v.end(),
+              [](const result& a, const result& b) { return a.seconds < b.seconds; });
+    out.push_back(v[(v.size() - 1) / 2]);
+  }
+  return out;
+}
+
 // One row per (job, n, impl) with ratios to the references of the same job and n.
-std::string ratio_table(const std::vector<result>& results, bool markdown) {
+std::string ratio_table(const std::vector<result>& all_results, bool markdown) {
+  const std::vector<result> results = medians(all_results);
   std::map<std::pair<std::string, std::size_t>, std::map<std::string, const result*>> by_job;
   std::map<std::size_t, double> copy_gbps;
   for (const result& r : results) {
@@ -206,6 +230,9 @@ void usage() {
                "  --json FILE        Google Benchmark's JSON output\n"
                "  --markdown FILE    the ratio table as Markdown\n"
                "  --no-first-call    skip the first-call latency measurement\n"
+               "  --no-reports       skip the reports (launch overhead)\n"
+               "  --repetitions K    run every case K times, interleaved in random order; the\n"
+               "                     table shows each case's median (steadier on shared hosts)\n"
                "  --min-time SECONDS time each case for at least this long (default 0.5)\n";
 }
 
@@ -250,7 +277,12 @@ int main(int argc, char** argv) {
       s.markdown_path = value();
     else if (a == "--no-first-call")
       s.first_call = false;
-    else if (a == "--min-time")
+    else if (a == "--no-reports")
+      s.reports = false;
+    else if (a == "--repetitions") {
+      passthrough.push_back("--benchmark_repetitions=" + value());
+      passthrough.push_back("--benchmark_enable_random_interleaving=true");
+    } else if (a == "--min-time")
       min_time = std::stod(value());
     else
       passthrough.push_back(a);
@@ -308,6 +340,14 @@ int main(int argc, char** argv) {
     std::string table = ratio_table(reporter.results, false);
     std::printf("\nResults on %s: GB/s and ratios to references measured in this run\n%s",
                 info.name.c_str(), table.c_str());
+    std::string reports_md;
+    if (s.reports)
+      for (const report_spec& r : reports()) {
+        const std::string table = "## " + r.title + "\n\n" + r.run(s.quick) + "\n";
+        std::printf("\n%s", table.c_str());
+        std::fflush(stdout);
+        reports_md += table;
+      }
     std::string first_call_md;
     if (s.first_call) first_call_md = run_first_call_report(argv[0], s.device, s.quick ? 3 : 7);
     if (!s.markdown_path.empty()) {
@@ -315,7 +355,7 @@ int main(int argc, char** argv) {
       md << "# clforge-bench on " << info.name << " (" << info.platform_name << ", driver "
          << info.driver_version << ")\n\n"
          << ratio_table(reporter.results, true) << '\n'
-         << first_call_md;
+         << reports_md << first_call_md;
     }
   } catch (const std::exception& e) {
     std::cerr << "clforge-bench: " << e.what() << '\n';

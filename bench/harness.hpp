@@ -41,6 +41,15 @@ struct case_spec {
 /// Registers a case; call from a static registrar (CLFORGE_BENCH_REGISTER).
 void add_case(case_spec spec);
 
+/// A measurement that does not fit one Google Benchmark case per (job, impl, n), e.g. one that
+/// must interleave two implementations. Runs after the cases; its Markdown table is printed and
+/// added to the --markdown summary.
+struct report_spec {
+  std::string title;
+  std::function<std::string(bool quick)> run;  // returns a Markdown table
+};
+void add_report(report_spec spec);
+
 /// The harness's sweep of sizes for cases that give none.
 std::vector<std::size_t> default_sizes();
 
