@@ -22,6 +22,7 @@ static inline $T clforge_reduce(const $T a, const $T b)
 #define CLFORGE_COMPENSATED $compensated_flag
 #define CLFORGE_VEC $vec
 #define CLFORGE_SINGLE $single
+#define CLFORGE_GRID $grid
 
 // ---- sequential accumulation: *s = reduce(*s, v), Kahan-compensated sums when enabled ----------
 #if CLFORGE_COMPENSATED
@@ -209,6 +210,34 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   local $T clforge_scratch[CLFORGE_LOCAL];
   const ulong clforge_lid = get_local_id(0);
   const ulong clforge_group = get_group_id(0);
+  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+#if CLFORGE_GRID
+  // grid=1: blocks of CLFORGE_LOCAL * CLFORGE_UNROLL vectors; group g takes blocks g, g + groups,
+  // ... (clforge_chunk is unused), then the vectors after the last whole block and the last
+  // elements, fewer than CLFORGE_VEC, go round the work-items of all groups.
+  global const $vec_type* clforge_vectors = (global const $vec_type*)($vec_param + clforge_first);
+  const ulong clforge_groups = get_num_groups(0);
+  const ulong clforge_nv = clforge_count / CLFORGE_VEC;
+  const ulong clforge_block = CLFORGE_LOCAL * CLFORGE_UNROLL;
+  const ulong clforge_blocks = clforge_nv / clforge_block;
+  for (ulong clforge_b = clforge_group; clforge_b < clforge_blocks; clforge_b += clforge_groups) {
+    const ulong clforge_k = clforge_b * clforge_block + clforge_lid;
+    $vec_type clforge_v[CLFORGE_UNROLL];
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_v[clforge_u] = clforge_vectors[clforge_k + clforge_u * CLFORGE_LOCAL];
+#pragma unroll
+    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+      clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_v[clforge_u]);
+  }
+  const ulong clforge_gid = clforge_group * CLFORGE_LOCAL + clforge_lid;
+  for (ulong clforge_k = clforge_blocks * clforge_block + clforge_gid; clforge_k < clforge_nv;
+       clforge_k += clforge_groups * CLFORGE_LOCAL)
+    clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_vectors[clforge_k]);
+  for (ulong clforge_t = clforge_nv * CLFORGE_VEC + clforge_gid; clforge_t < clforge_count;
+       clforge_t += clforge_groups * CLFORGE_LOCAL)
+    clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
+#else
   const ulong clforge_begin = clforge_group * clforge_chunk;
   const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
   global const $vec_type* clforge_vectors =
@@ -216,7 +245,6 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   const ulong clforge_nv = (clforge_end - clforge_begin) / CLFORGE_VEC;
   const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
   const ulong clforge_full = clforge_nv / clforge_round * clforge_round;
-  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
   ulong clforge_k = clforge_lid;
   for (; clforge_k < clforge_full; clforge_k += clforge_round) {
     $vec_type clforge_v[CLFORGE_UNROLL];
@@ -233,6 +261,7 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   for (ulong clforge_t = clforge_begin + clforge_nv * CLFORGE_VEC + clforge_lid;
        clforge_t < clforge_end; clforge_t += CLFORGE_LOCAL)
     clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
+#endif
   const $T clforge_group_value =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
   if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_group_value;

@@ -243,7 +243,24 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     clforge_v[clforge_j] = clforge_acc;
   }
 #else
-  // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced).
+  // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced). VECTOR_IN (striped
+  // vectors, "s"): full tiles as 4-vectors, vector x4 = j * GROUP + lid holding items 4 * x4 ..
+  // 4 * x4 + 3 (16-byte loads for 4-byte types; with the pad, a warp's stores hit 32 banks).
+#if CLFORGE_VECTOR_IN
+  if (clforge_full) {
+    global const clforge_t4* clforge_from = (global const clforge_t4*)($vector_input + clforge_base);
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS / 4; ++clforge_j) {
+      const uint clforge_x4 = clforge_j * CLFORGE_GROUP + clforge_lid;
+      const clforge_t4 clforge_q = clforge_from[clforge_x4];
+      clforge_values[CLFORGE_PAD(4 * clforge_x4)] = clforge_q.s0;
+      clforge_values[CLFORGE_PAD(4 * clforge_x4 + 1)] = clforge_q.s1;
+      clforge_values[CLFORGE_PAD(4 * clforge_x4 + 2)] = clforge_q.s2;
+      clforge_values[CLFORGE_PAD(4 * clforge_x4 + 3)] = clforge_q.s3;
+    }
+  } else
+#endif
+  {
 #pragma unroll
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
     const uint clforge_x = clforge_j * CLFORGE_GROUP + clforge_lid;
@@ -262,6 +279,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #if CLFORGE_SEGMENTED
     clforge_heads[clforge_x] = clforge_head;
 #endif
+  }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -480,6 +498,21 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // 6. Output, striped. No work-item leaves early: every one reaches every barrier above.
+  // VECTOR_OUT: full tiles as striped 4-vectors, as in step 1.
+#if CLFORGE_VECTOR_OUT
+  if (clforge_full) {
+    global clforge_t4* clforge_to = (global clforge_t4*)($vector_output + clforge_base);
+#pragma unroll
+    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS / 4; ++clforge_j) {
+      const uint clforge_x4 = clforge_j * CLFORGE_GROUP + clforge_lid;
+      clforge_to[clforge_x4] = (clforge_t4)(clforge_values[CLFORGE_PAD(4 * clforge_x4)],
+                                            clforge_values[CLFORGE_PAD(4 * clforge_x4 + 1)],
+                                            clforge_values[CLFORGE_PAD(4 * clforge_x4 + 2)],
+                                            clforge_values[CLFORGE_PAD(4 * clforge_x4 + 3)]);
+    }
+  } else
+#endif
+  {
 #pragma unroll
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
     const uint clforge_x = clforge_j * CLFORGE_GROUP + clforge_lid;
@@ -503,6 +536,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
       }
 #endif
     }
+  }
   }
 #endif
 #if CLFORGE_PERSISTENT

@@ -104,7 +104,8 @@ TEST(reduction, float_sum_and_dot_at_every_size_in_both_shapes) {
 TEST(reduction, vector_loads_for_a_plain_load_map) {
   // gpu,vec=W: the map x[i] is read as W-wide vectors where the range allows it (step 1, start
   // a multiple of W), the scalar kernel otherwise. Sums (plain and compensated), a min, and
-  // narrow integer types; slices at aligned and unaligned starts.
+  // narrow integer types; slices at aligned and unaligned starts; grid=1 (groups take turns over
+  // blocks) for the compensated sum and the min.
   auto slices = {cf::slice(cf::slice_none, cf::slice_none), cf::slice(1, cf::slice_none),
                  cf::slice(4, -3), cf::slice(16, -1), cf::slice(0, cf::slice_none, 2)};
   {
@@ -112,13 +113,13 @@ TEST(reduction, vector_loads_for_a_plain_load_map) {
                                     with_shape("vsum", cf::kernel_shape::parse("gpu,vec=4")));
     cf::reduction_kernel<float> kahan(
         ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
-        with_shape("vkahan", cf::kernel_shape::parse("gpu,local=64,unroll=2,vec=8"), true));
+        with_shape("vkahan", cf::kernel_shape::parse("gpu,local=64,unroll=2,vec=8,grid=1"), true));
     cf::reduction_kernel<float> single(
         ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
         with_shape("vsingle", cf::kernel_shape::parse("gpu,local=64,vec=4,single=1")));
-    cf::reduction_kernel<float> lowest(ctx(), "global const float* x", "x[i]", "fmin(a, b)",
-                                       "INFINITY",
-                                       with_shape("vmin", cf::kernel_shape::parse("gpu,vec=4")));
+    cf::reduction_kernel<float> lowest(
+        ctx(), "global const float* x", "x[i]", "fmin(a, b)", "INFINITY",
+        with_shape("vmin", cf::kernel_shape::parse("gpu,vec=4,grid=1,single=1")));
     EXPECT_NE(sum.source().find("vsum_vec"), std::string::npos);
     for (std::size_t n : kSizes) {
       auto h = random_vector<float>(n, 21);

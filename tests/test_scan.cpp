@@ -577,7 +577,8 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
 
 TEST(scan, lookback_blocked_layouts) {
   // b: blocked (each work-item reads and writes its own consecutive items); v: blocked with
-  // vload4/vstore4 for a plain load/store of full tiles (scalar path for partial tiles).
+  // vload4/vstore4 for a plain load/store of full tiles (scalar path for partial tiles); a: v
+  // with pointer casts; s: striped through local memory, with full tiles as striped 4-vectors.
   auto host = random_ints(30'011, 71);
   auto x = cf::array<cl_int>::from_host(q(), host);
   std::vector<cl_uchar> flags(host.size());
@@ -585,7 +586,8 @@ TEST(scan, lookback_blocked_layouts) {
   for (auto& f : flags) f = rng() % 300 == 0;
   flags[5] = 1;
   auto d_flags = cf::array<cl_uchar>::from_host(q(), flags);
-  for (const std::string spec : {"8x64v", "8x32w8ap2", "3x32b", "6x16vp1", "4x32a"}) {
+  for (const std::string spec :
+       {"8x64v", "8x32w8ap2", "3x32b", "6x16vp1", "4x32a", "8x64s", "12x16w4s", "6x16s"}) {
     SCOPED_TRACE(spec);
     cf::scan_options o = options_for(cf::scan_algorithm::lookback, "blocked");
     o.tile(spec);
@@ -593,7 +595,9 @@ TEST(scan, lookback_blocked_layouts) {
                                 "y[i] = item", cf::scan_kind::inclusive, o);
     const bool vector = o.lookback_blocked >= 2 && o.items_per_thread % 4 == 0;
     EXPECT_EQ(inc.source().find("#define CLFORGE_VECTOR_OUT 1") != std::string::npos, vector);
-    EXPECT_NE(inc.source().find("#define CLFORGE_BLOCKED 1"), std::string::npos);
+    EXPECT_NE(inc.source().find(o.lookback_blocked == 4 ? "#define CLFORGE_BLOCKED 0"
+                                                        : "#define CLFORGE_BLOCKED 1"),
+              std::string::npos);
     const std::size_t tile = inc.tile_size();
     for (std::size_t n :
          {std::size_t(1), tile - 1, tile, tile + 1, std::size_t(7919), host.size()}) {
@@ -604,7 +608,8 @@ TEST(scan, lookback_blocked_layouts) {
       EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, std::plus<cl_int>())), -1)
           << "n=" << n;
     }
-    if (spec != "8x64v" && spec != "3x32b") continue;  // each kernel: a compile on PoCL
+    if (spec != "8x64v" && spec != "3x32b" && spec != "8x64s")
+      continue;  // each kernel: a compile on PoCL
     const std::size_t n = host.size();
     cf::array<cl_int> y(q(), n);
     // Exclusive (vector load, scalar store) and a non-plain input (scalar load).
@@ -653,6 +658,7 @@ TEST(scan, lookback_blocked_layouts) {
   EXPECT_EQ(cf::scan_options().tile("40x256w32v").lookback_blocked, 2);
   EXPECT_EQ(cf::scan_options().tile("40x256bp4").lookback_blocked, 1);
   EXPECT_EQ(cf::scan_options().tile("32x256a").lookback_blocked, 3);
+  EXPECT_EQ(cf::scan_options().tile("32x256w32s").lookback_blocked, 4);
   EXPECT_EQ(cf::scan_options().tile("40x256w32").lookback_blocked, 0);
   EXPECT_THROW(cf::scan_options().tile("40x256vb"), cf::error);
 }

@@ -128,7 +128,7 @@ kernel_shape kernel_shape::parse(const std::string& text) {
     auto bad = [&] {
       throw error("kernel shape \"" + text +
                   "\": expected gpu|cpu|auto then key=value fields local, unroll, groups_per_cu, "
-                  "vec, ilv, vload (powers of two up to 16), single=1 (e.g. "
+                  "vec, ilv, vload (powers of two up to 16), single=1, grid=1 (e.g. "
                   "\"gpu,local=256,unroll=8,groups_per_cu=4\"), not \"" +
                   field + "\"");
     };
@@ -145,6 +145,8 @@ kernel_shape kernel_shape::parse(const std::string& text) {
       s.groups_per_cu = static_cast<unsigned>(v);
     else if (key == "single" && v == 1)
       s.single = 1;
+    else if (key == "grid" && v == 1)
+      s.grid = 1;
     else if ((key == "vec" || key == "ilv" || key == "vload") && v <= 16 && (v & (v - 1)) == 0)
       (key == "vec" ? s.vec : key == "ilv" ? s.ilv : s.vload) = static_cast<unsigned>(v);
     else
@@ -166,6 +168,7 @@ kernel_shape kernel_shape::resolved(const device_info& device, std::size_t cpu_l
     if (s.ilv == 0) s.ilv = env.ilv;
     if (s.vload == 0) s.vload = env.vload;
     if (s.single == 0) s.single = env.single;
+    if (s.grid == 0) s.grid = env.grid;
     if (s.which == kind::automatic) s.which = device.is_cpu() ? kind::cpu : kind::gpu;
   }
   const bool gpu = s.which == kind::gpu;
@@ -184,6 +187,7 @@ std::string kernel_shape::describe() const {
   if (ilv > 1) out += " ilv=" + std::to_string(ilv);
   if (vload > 1) out += " vload=" + std::to_string(vload);
   if (single) out += " single=1";
+  if (grid) out += " grid=1";
   return out;
 }
 

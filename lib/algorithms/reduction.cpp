@@ -91,6 +91,7 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
     shape_.vec = static_cast<unsigned>(std::max<std::size_t>(1, 16 / d.type_size));
   const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
   if (vec_param.empty()) shape_.vec = 0;
+  if (vec_param.empty()) shape_.grid = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
   if (!gpu) shape_.single = 0;
   single_ = shape_.single != 0;
@@ -124,6 +125,7 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
         {"unroll", std::to_string(shape_.unroll)},
         {"vec", std::to_string(vec_)},
         {"single", single_ ? "1" : "0"},
+        {"grid", shape_.grid ? "1" : "0"},
         {"single_parameters", single_ ? ", global volatile uint* clforge_counter, global " +
                                             d.type_name + "* clforge_result"
                                       : ""},

@@ -65,25 +65,25 @@ scan_algorithm algorithm_from_env(scan_algorithm requested) {
               "\": expected lookback, reduce_then_scan or automatic");
 }
 
-// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][b|v|a][pGROUPS_PER_CU]", e.g. "40x256",
-// "40x256w32lp8", "32x256w32v".
+// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU]", e.g. "40x256",
+// "40x256w32lp8", "32x256w32v", "32x256w32s".
 struct env_tile {
   std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
   bool in_local = false;
-  int blocked = 0;  // 1: b, 2: v, 3: a
+  int blocked = 0;  // 1: b, 2: v, 3: a, 4: s
 };
 void tile_from_string(const std::string& v, env_tile& t, const char* where) {
-  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?([bva])?(p([0-9]+))?");
+  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?([bvas])?(p([0-9]+))?");
   std::smatch m;
   if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
     throw error(std::string(where) + "\"" + v +
-                "\": expected ITEMSxGROUP[wWINDOW][l][b|v|a][pGROUPS_PER_CU], e.g. 40x256, "
-                "40x256w32lp8 or 32x256w32v");
+                "\": expected ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU], e.g. "
+                "40x256, 40x256w32lp8 or 32x256w32s");
   t.items = std::stoul(m[1]);
   t.group = std::stoul(m[2]);
   t.window = m[4].matched ? std::stoul(m[4]) : 0;
   t.in_local = m[5].matched;
-  t.blocked = !m[6].matched ? 0 : m[6] == "b" ? 1 : m[6] == "v" ? 2 : 3;
+  t.blocked = !m[6].matched ? 0 : m[6] == "b" ? 1 : m[6] == "v" ? 2 : m[6] == "a" ? 3 : 4;
   t.groups_per_cu = m[8].matched ? std::stoul(m[8]) : 0;
 }
 bool tile_from_env(env_tile& t) {
@@ -116,7 +116,9 @@ struct scan_engine {
   std::size_t window = 1;            // look-back work-items
   bool in_registers = true;          // a work-item's items between its passes
   std::size_t groups_per_cu = 0;     // look-back: 0 one group per tile, else persistent
-  int blocked = 0;  // look-back: 0 striped through local memory, 1 blocked, 2 + vload4, 3 + casts
+  // look-back layout: 0 striped through local memory, 1 blocked, 2 blocked + vload4, 3 blocked +
+  // 4-vector casts, 4 striped through local memory with 4-vector casts
+  int blocked = 0;
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
@@ -156,8 +158,9 @@ std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::s
   const std::size_t tile = items * group;
   // values (padded), work-item sums (ping-pong), tile prefix, look-back window, small scalars
   std::size_t bytes = 2 * group * e.type.size + e.type.size + e.window * (e.type.size + 4) + 64;
-  if (!e.blocked) bytes += (tile + tile / 32) * e.type.size;
-  if (e.segmented) bytes += (e.blocked ? 0 : tile) + 2 * group;
+  const bool tile_in_local = e.blocked == 0 || e.blocked == 4;
+  if (tile_in_local) bytes += (tile + tile / 32) * e.type.size;
+  if (e.segmented) bytes += (tile_in_local ? tile : 0) + 2 * group;
   return bytes;
 }
 
@@ -313,7 +316,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["lookback_window"] = std::to_string(e->window);
     values["in_registers"] = e->in_registers ? "1" : "0";
     values["persistent"] = e->groups_per_cu ? "1" : "0";
-    values["blocked"] = e->blocked ? "1" : "0";
+    values["blocked"] = e->blocked >= 1 && e->blocked <= 3 ? "1" : "0";
     // v: a plain load NAME[i] / store NAME[i] = item of a global array of the value type moves
     // whole tiles with vload4/vstore4 (other snippets, partial tiles: the scalar path).
     const bool vector =
@@ -329,7 +332,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["vector_out"] = out_array.empty() ? "0" : "1";
     values["vector_output"] = out_array.empty() ? "clforge_unused" : out_array;
     values["vector_type"] = type.name + "4";
-    values["vector_aligned"] = e->blocked == 3 ? "1" : "0";
+    values["vector_aligned"] = e->blocked >= 3 ? "1" : "0";
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";

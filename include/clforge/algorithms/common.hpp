@@ -91,6 +91,10 @@ struct kernel_shape {
   /// gpu kind, reductions with step 1: one launch; the group that finishes last (an atomic
   /// counter per queue) reduces the per-group partials, instead of a second kernel. 0: off.
   unsigned single = 0;
+  /// gpu kind, reductions with vector loads (vec): groups take turns over blocks of
+  /// local * unroll vectors (a grid-stride loop: the whole device reads one region of memory at
+  /// a time) instead of one contiguous chunk each. 0: off.
+  unsigned grid = 0;
 
   static kernel_shape gpu() { return {kind::gpu}; }
   static kernel_shape cpu() { return {kind::cpu}; }

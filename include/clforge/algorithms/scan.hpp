@@ -75,7 +75,8 @@ struct scan_options {
   /// each work-item reads and writes its own consecutive items (only the work-items' sums in
   /// local memory, so more groups per compute unit); 2 blocked, and a plain load "x[i]" / store
   /// "y[i] = item" of full tiles with vload4/vstore4; 3 as 2 with aligned 4-vector accesses through
-  /// pointer casts. -1 takes CLFORGE_SCAN_TILE's "b"/"v"/"a" or 0.
+  /// pointer casts; 4 striped through local memory as 0, with a plain load / store of full tiles
+  /// as striped aligned 4-vectors. -1 takes CLFORGE_SCAN_TILE's "b"/"v"/"a"/"s" or 0.
   int lookback_blocked = -1;
   /// Sets the look-back fields above from a CLFORGE_SCAN_TILE spec, e.g. "40x256w32lp8".
   scan_options& tile(const std::string& spec);
