@@ -76,12 +76,14 @@ void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code) {
                      " (does its C++ type match the kernel's parameter?)");
 }
 
-event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range) {
+event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range,
+                     bool want_event) {
   const bool has_offset = range.offset[0] || range.offset[1] || range.offset[2];
   cl_event raw = nullptr;
-  cl_int code = clEnqueueNDRangeKernel(queue(), k.handle(), static_cast<cl_uint>(range.dims),
-                                       has_offset ? range.offset.data() : nullptr,
-                                       range.global.data(), range.local.data(), 0, nullptr, &raw);
+  cl_int code =
+      clEnqueueNDRangeKernel(queue(), k.handle(), static_cast<cl_uint>(range.dims),
+                             has_offset ? range.offset.data() : nullptr, range.global.data(),
+                             range.local.data(), 0, nullptr, want_event ? &raw : nullptr);
   if (code != CL_SUCCESS) {
     std::ostringstream detail;
     detail << "kernel \"" << k.name << "\", global size";
@@ -91,6 +93,7 @@ event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndran
     detail << " (this kernel allows at most " << k.work_group_size << " work-items per group)";
     throw_cl_error("clEnqueueNDRangeKernel", code, detail.str());
   }
+  if (!raw) return {};
   return event(cl::Event(raw));  // takes ownership of the new event
 }
 

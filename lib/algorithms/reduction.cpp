@@ -166,16 +166,19 @@ void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const 
 }
 
 event reduction_engine::run(const queue& q, const resolved_range& r, const user_arguments& args,
-                            cl_mem result) const {
+                            cl_mem result, bool want_event) const {
   const std::size_t local = shape_.local_size;
   const std::uint64_t count = r.count;
   if (count == 0) {
     // The final kernel over no partials writes the neutral element.
-    return launch_with(q, final_, ndrange(local).with_local(local), [&](kernel_state& k) {
-      set_arg(k, 0, cl_ulong(0));
-      check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &result), "clSetKernelArg");
-      check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
-    });
+    return launch_with(
+        q, final_, ndrange(local).with_local(local),
+        [&](kernel_state& k) {
+          set_arg(k, 0, cl_ulong(0));
+          check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &result), "clSetKernelArg");
+          check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
+        },
+        want_event);
   }
   // Vector loads need step 1 and the slice start at a multiple of the vector width (buffers
   // start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes).
@@ -200,40 +203,52 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
   if (r.step == 1 && single_) {
     // one launch: the last group writes result[0]
     cl_mem counter = counter_for(q);
-    return launch_with(q, vector ? vector_ : contiguous_, range1, [&](kernel_state& k) {
-      set_arg(k, 0, cl_ulong(r.first));
-      set_arg(k, 1, cl_ulong(count));
-      set_arg(k, 2, cl_ulong(chunk));
-      check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-      check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &counter), "clSetKernelArg");
-      check(clSetKernelArg(k.handle(), 5, sizeof(cl_mem), &result), "clSetKernelArg");
-      args.set_on(k.handle(), 6);
-    });
+    return launch_with(
+        q, vector ? vector_ : contiguous_, range1,
+        [&](kernel_state& k) {
+          set_arg(k, 0, cl_ulong(r.first));
+          set_arg(k, 1, cl_ulong(count));
+          set_arg(k, 2, cl_ulong(chunk));
+          check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+          check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &counter), "clSetKernelArg");
+          check(clSetKernelArg(k.handle(), 5, sizeof(cl_mem), &result), "clSetKernelArg");
+          args.set_on(k.handle(), 6);
+        },
+        want_event);
   }
   if (r.step == 1) {
-    last = launch_with(q, vector ? vector_ : contiguous_, range1, [&](kernel_state& k) {
-      set_arg(k, 0, cl_ulong(r.first));
-      set_arg(k, 1, cl_ulong(count));
-      set_arg(k, 2, cl_ulong(chunk));
-      check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-      args.set_on(k.handle(), 4);
-    });
+    last = launch_with(
+        q, vector ? vector_ : contiguous_, range1,
+        [&](kernel_state& k) {
+          set_arg(k, 0, cl_ulong(r.first));
+          set_arg(k, 1, cl_ulong(count));
+          set_arg(k, 2, cl_ulong(chunk));
+          check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+          args.set_on(k.handle(), 4);
+        },
+        want_event && groups <= 1);
   } else {
-    last = launch_with(q, strided_, range1, [&](kernel_state& k) {
-      set_arg(k, 0, cl_ulong(r.first));
-      set_arg(k, 1, cl_ulong(r.step));
-      set_arg(k, 2, cl_ulong(count));
-      set_arg(k, 3, cl_ulong(chunk));
-      check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-      args.set_on(k.handle(), 5);
-    });
+    last = launch_with(
+        q, strided_, range1,
+        [&](kernel_state& k) {
+          set_arg(k, 0, cl_ulong(r.first));
+          set_arg(k, 1, cl_ulong(r.step));
+          set_arg(k, 2, cl_ulong(count));
+          set_arg(k, 3, cl_ulong(chunk));
+          check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+          args.set_on(k.handle(), 5);
+        },
+        want_event && groups <= 1);
   }
   if (groups > 1) {
-    last = launch_with(q, final_, ndrange(local).with_local(local), [&](kernel_state& k) {
-      set_arg(k, 0, cl_ulong(groups));
-      check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-      check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
-    });
+    last = launch_with(
+        q, final_, ndrange(local).with_local(local),
+        [&](kernel_state& k) {
+          set_arg(k, 0, cl_ulong(groups));
+          check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
+          check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
+        },
+        want_event);
   }
   return last;
 }
@@ -400,17 +415,17 @@ const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op,
 }
 
 event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                  std::size_t buffer_count, std::size_t n, cl_mem result) {
+                  std::size_t buffer_count, std::size_t n, cl_mem result, bool want_event) {
   reduction_engine::user_arguments args;
   args.buffers = buffers;
   args.buffer_count = buffer_count;
-  return engine.run(q, whole_range(n), args, result);
+  return engine.run(q, whole_range(n), args, result, want_event);
 }
 
 void run_builtin_to_host(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
                          std::size_t buffer_count, std::size_t n, void* dst, std::size_t bytes) {
   auto buffer = result_buffer(q.ctx(), bytes);
-  run_builtin(q, engine, buffers, buffer_count, n, (*buffer)());
+  run_builtin(q, engine, buffers, buffer_count, n, (*buffer)(), false);
   read_result(q, *buffer, dst, bytes);
 }
 

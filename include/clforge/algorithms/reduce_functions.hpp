@@ -51,7 +51,7 @@ const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op,
                                        int result, bool compensated);
 /// Runs a built-in over x (and y) into `result` (size bytes). Checks lengths and emptiness.
 event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                  std::size_t buffer_count, std::size_t n, cl_mem result);
+                  std::size_t buffer_count, std::size_t n, cl_mem result, bool want_event = true);
 /// run_builtin, then a blocking read of `bytes` into dst.
 void run_builtin_to_host(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
                          std::size_t buffer_count, std::size_t n, void* dst, std::size_t bytes);

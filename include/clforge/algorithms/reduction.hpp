@@ -94,9 +94,10 @@ class reduction_engine {
     void set_on(cl_kernel k, cl_uint first) const;
   };
   /// Reduces over `r` and writes the result into `result` (at least type_size bytes). Returns
-  /// the event of the last command.
-  event run(const queue& q, const resolved_range& r, const user_arguments& args,
-            cl_mem result) const;
+  /// the event of the last command, or an empty event when want_event is false (the caller
+  /// reads the result with a blocking read: creating events costs host time).
+  event run(const queue& q, const resolved_range& r, const user_arguments& args, cl_mem result,
+            bool want_event = true) const;
 
   const std::string& who() const { return who_; }
   const std::vector<parameter>& parameters() const { return params_; }
@@ -218,7 +219,7 @@ class reduction_kernel {
     auto buffer = detail::result_buffer(q.ctx(), sizeof(T));
     detail::reduction_engine::user_arguments a;
     a.list = &bound;
-    engine().run(q, resolved, a, (*buffer)());
+    engine().run(q, resolved, a, (*buffer)(), false);
     T value;
     detail::read_result(q, *buffer, &value, sizeof(T));
     return value;

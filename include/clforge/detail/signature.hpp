@@ -172,15 +172,17 @@ void set_arg(kernel_state& k, cl_uint index, const T& value) {
 
 /// Launches `k` over `range` after `set_all(kernel_state&)` has set every argument, all under
 /// the kernel's launch lock (so threads sharing a cached kernel never interleave).
+/// want_event false: see enqueue_kernel.
 template <class SetAll>
-event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_all) {
+event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_all,
+                  bool want_event = true) {
   kernel_state& state = k.state();
   const bool nothing_to_do = range.total() == 0;
   resolve_range(state, range);
   if (nothing_to_do) return {};  // zero work-items: valid, nothing is enqueued
   std::lock_guard<std::mutex> lock(state.launch_mutex);
   set_all(state);
-  return enqueue_kernel(q.cl(), state, range);
+  return enqueue_kernel(q.cl(), state, range, want_event);
 }
 
 /// Joins parameters back into a parameter list for generated source ("float a, global ...").
