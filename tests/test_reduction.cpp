@@ -407,3 +407,44 @@ TEST(reduction, bad_input_is_a_clear_error) {
   EXPECT_NE(e.find(">>"), std::string::npos) << e;
   EXPECT_NE(e.find("return (x[i] * missing_scale);"), std::string::npos) << e;
 }
+
+TEST(reduction, out_of_order_queue_keeps_calls_apart) {
+  // The pooled partials and the single-launch counter are reused by the next call; on an
+  // out-of-order queue barriers around each call keep that safe. Many calls back to back,
+  // default and single-launch shapes, results read at the end.
+  cl_int code = CL_SUCCESS;
+  cl_queue_properties props[] = {
+      CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue raw =
+      clCreateCommandQueueWithProperties(ctx().cl()(), ctx().device()(), props, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES || code == CL_INVALID_VALUE)
+    GTEST_SKIP() << "the device has no out-of-order queues";
+  ASSERT_EQ(code, CL_SUCCESS);
+  cf::queue ooo = cf::queue::wrap(ctx(), raw);
+  clReleaseCommandQueue(raw);
+  for (auto shape : {cf::kernel_shape{}, cf::kernel_shape::parse("gpu,local=64,single=1"),
+                     cf::kernel_shape::parse("gpu,local=64,vec=4,grid=1,single=1")}) {
+    cf::reduction_options o;
+    o.name = "ooo_sum";
+    o.shape = shape;
+    cf::reduction_kernel<cl_long> sum(ctx(), "global const int* x", "x[i]", "a + b", "0", o);
+    const std::size_t n = 100'003;
+    std::vector<cf::array<cl_int>> inputs;
+    std::vector<cl_long> want;
+    for (std::uint32_t k = 0; k < 6; ++k) {
+      auto h = random_vector<cl_int>(n, 300 + k);
+      inputs.push_back(cf::array<cl_int>::from_host(q(), h));
+      want.push_back(std::accumulate(h.begin(), h.end(), cl_long(0)));
+    }
+    q().finish();
+    std::vector<cf::array<cl_long>> results;
+    for (int j = 0; j < 6 * 8; ++j) results.emplace_back(q(), 1);
+    q().finish();
+    for (std::size_t j = 0; j < results.size(); ++j) sum.into(ooo, results[j], inputs[j % 6]);
+    ooo.finish();
+    for (std::size_t j = 0; j < results.size(); ++j)
+      EXPECT_EQ(results[j].to_host(q())[0], want[j % 6]) << shape.describe() << " call " << j;
+    // and host results, each call's read following its kernels
+    for (std::size_t k = 0; k < 6; ++k) EXPECT_EQ(sum(ooo, inputs[k]), want[k]);
+  }
+}

@@ -684,3 +684,50 @@ TEST(scan, reduce_then_scan_lanes_and_chunks) {
     }
   }
 }
+
+TEST(scan, out_of_order_queue_keeps_calls_apart) {
+  // Both algorithms enqueue several dependent commands and keep per-queue state; on an
+  // out-of-order queue barriers keep them apart. Calls back to back (with last_item: two
+  // look-back passes), each into its own output, then copy_if's count read back.
+  cl_int code = CL_SUCCESS;
+  cl_queue_properties props[] = {
+      CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue raw =
+      clCreateCommandQueueWithProperties(ctx().cl()(), ctx().device()(), props, &code);
+  if (code == CL_INVALID_QUEUE_PROPERTIES || code == CL_INVALID_VALUE)
+    GTEST_SKIP() << "the device has no out-of-order queues";
+  ASSERT_EQ(code, CL_SUCCESS);
+  cf::queue ooo = cf::queue::wrap(ctx(), raw);
+  clReleaseCommandQueue(raw);
+  const std::size_t n = 50'021;
+  auto host = random_ints(n, 91);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  const auto want = inclusive_reference(host, std::plus<cl_int>());
+  const cl_int total = want.back();
+  q().finish();
+  for (cf::scan_algorithm alg : kAlgorithms) {
+    SCOPED_TRACE(name_of(alg));
+    cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, options_for(alg, "ooo"));
+    cf::scan_kernel<cl_int> suffix(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
+                                   "0", "y[i] = last_item - item", cf::scan_kind::inclusive,
+                                   options_for(alg, "ooo_suffix"));
+    std::vector<cf::array<cl_int>> outs;
+    for (int j = 0; j < 8; ++j) outs.emplace_back(q(), n);
+    q().finish();
+    for (int j = 0; j < 8; ++j) (j % 2 ? suffix : inc)(ooo, x, outs[j]);
+    ooo.finish();
+    for (int j = 0; j < 8; ++j) {
+      auto got = outs[j].to_host(q());
+      long bad = -1;
+      for (std::size_t i = 0; i < n && bad < 0; ++i)
+        if (got[i] != (j % 2 ? total - want[i] : want[i])) bad = static_cast<long>(i);
+      EXPECT_EQ(bad, -1) << "call " << j;
+    }
+  }
+  cf::array<cl_int> kept(q(), n);
+  q().finish();
+  const std::size_t count = cf::copy_if(ooo, x, kept, "x > 0");
+  EXPECT_EQ(count, static_cast<std::size_t>(
+                       std::count_if(host.begin(), host.end(), [](cl_int v) { return v > 0; })));
+}

@@ -93,6 +93,19 @@ std::string count_name(const std::vector<parameter>& params) {
   return "n";
 }
 
+bool is_out_of_order(const queue& q) {
+  cl_command_queue_properties props = 0;
+  check(clGetCommandQueueInfo(q.get(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
+        "clGetCommandQueueInfo");
+  return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+}
+
+void order_point(const queue& q, bool out_of_order) {
+  if (out_of_order)
+    check(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr),
+          "clEnqueueBarrierWithWaitList");
+}
+
 void check_lengths(const argument_list& args, const resolved_range& r, bool enabled) {
   if (enabled && r.count > 0)
     args.require_array_lengths(
@@ -169,7 +182,10 @@ kernel_shape kernel_shape::resolved(const device_info& device, std::size_t cpu_l
     if (s.vload == 0) s.vload = env.vload;
     if (s.single == 0) s.single = env.single;
     if (s.grid == 0) s.grid = env.grid;
-    if (s.which == kind::automatic) s.which = device.is_cpu() ? kind::cpu : kind::gpu;
+    if (s.which == kind::automatic) {
+      s.which = device.is_cpu() ? kind::cpu : kind::gpu;
+      s.kind_from_device = true;
+    }
   }
   const bool gpu = s.which == kind::gpu;
   if (s.local_size == 0) s.local_size = gpu ? 256 : cpu_local;

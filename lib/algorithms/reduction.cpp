@@ -93,6 +93,13 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   if (vec_param.empty()) shape_.vec = 0;
   if (vec_param.empty()) shape_.grid = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
+  // GPU defaults when the shape names no kind: grid-stride blocks for vector loads and one
+  // launch. On the H100 (2^28 floats, read-back included) this ran 2922 GB/s against 2877 for
+  // contiguous chunks with two launches, and 2870 for the hand-written kernel.
+  if (gpu && shape_.kind_from_device) {
+    if (vec_ > 1) shape_.grid = 1;
+    shape_.single = 1;
+  }
   if (!gpu) shape_.single = 0;
   single_ = shape_.single != 0;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
@@ -167,6 +174,19 @@ void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const 
 
 event reduction_engine::run(const queue& q, const resolved_range& r, const user_arguments& args,
                             cl_mem result, bool want_event) const {
+  // On an out-of-order queue, barriers around the call keep its commands in order with each
+  // other and with the calls before and after it, as the pooled partials and the single-launch
+  // counter need (both are reused by the next call).
+  if (!is_out_of_order(q)) return run_in_order(q, r, args, result, want_event, false);
+  order_point(q, true);
+  event last = run_in_order(q, r, args, result, true, true);
+  order_point(q, true);
+  return last;
+}
+
+event reduction_engine::run_in_order(const queue& q, const resolved_range& r,
+                                     const user_arguments& args, cl_mem result, bool want_event,
+                                     bool out_of_order) const {
   const std::size_t local = shape_.local_size;
   const std::uint64_t count = r.count;
   if (count == 0) {
@@ -241,6 +261,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
         want_event && groups <= 1);
   }
   if (groups > 1) {
+    order_point(q, out_of_order);  // stage 2 reads what stage 1 wrote
     last = launch_with(
         q, final_, ndrange(local).with_local(local),
         [&](kernel_state& k) {
@@ -254,17 +275,12 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
 }
 
 cl_mem reduction_engine::counter_for(const queue& q) const {
-  // One zeroed counter per (in-order) queue: calls on one queue run one after the other, and
-  // each call's last group resets it.
+  // One zeroed counter per queue: calls on one queue run one after the other (in order, or
+  // between barriers on an out-of-order queue), and each call's last group resets it.
   cl_command_queue handle = q.cl()();
   std::lock_guard<std::mutex> lock(counters_mutex_);
   for (const auto& c : counters_)
     if (c.first == handle) return (*c.second)();
-  cl_command_queue_properties props = 0;
-  check(clGetCommandQueueInfo(handle, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
-        "clGetCommandQueueInfo");
-  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
-    throw error(who_ + ": the single-launch shape (single=1) needs an in-order queue");
   auto buffer = ctx_.pool().allocate(sizeof(cl_uint));
   const cl_uint zero = 0;
   translate_cl_errors([&] { q.cl().enqueueWriteBuffer(*buffer, CL_TRUE, 0, sizeof zero, &zero); },

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "clforge/detail/codegen.hpp"
+#include "snippet_support.hpp"
 
 namespace clforge {
 namespace detail {
@@ -112,11 +113,10 @@ struct scan_engine {
   scan_kind kind = scan_kind::inclusive;
   scan_algorithm algorithm = scan_algorithm::automatic;
   bool segmented = false, uses_last_item = false, packed = false;
-  std::size_t items = 0, group = 0;      // look-back tile shape
-  std::size_t window = 1;                // look-back work-items
-  bool in_registers = true;              // a work-item's items between its passes
-  bool in_registers_by_default = false;  // GPU default: in local memory for vector scans
-  std::size_t groups_per_cu = 0;         // look-back: 0 one group per tile, else persistent
+  std::size_t items = 0, group = 0;  // look-back tile shape
+  std::size_t window = 1;            // look-back work-items
+  bool in_registers = true;          // a work-item's items between its passes
+  std::size_t groups_per_cu = 0;     // look-back: 0 one group per tile, else persistent
   // look-back layout: 0 striped through local memory, 1 blocked, 2 blocked + vload4, 3 blocked +
   // 4-vector casts, 4 striped through local memory with 4-vector casts
   int blocked = 0;
@@ -130,8 +130,11 @@ struct scan_engine {
   mutable std::map<cl_command_queue, lookback_state> states;
 
   std::size_t tile() const { return items * group; }
-  event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first) const;
-  event run_rts(const queue& q, std::size_t n, const argument_list& args, event* first) const;
+  // ooo: the queue is out of order; barriers go between dependent commands
+  event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first,
+                     bool ooo) const;
+  event run_rts(const queue& q, std::size_t n, const argument_list& args, event* first,
+                bool ooo) const;
 };
 
 namespace {
@@ -198,14 +201,12 @@ void choose_tile(scan_engine& e, const scan_options& options) {
   e.blocked = options.lookback_blocked >= 0 ? options.lookback_blocked
               : from_env                    ? from_variable.blocked
                                             : 0;
-  // GPU default: layout "s" (full tiles of a plain load/store as striped 4-vectors; other
-  // snippets run the striped scalar path, the same code as layout 0), and for those vector
-  // scans the items scanned in local memory ("l"): on the H100 (int32, 2^28) 32x256w32 ran
-  // 2192 GB/s, "s" 2373, "ls" 2458; "l" alone was slower than registers.
-  e.in_registers_by_default = false;
+  // GPU defaults: layout "s" (full tiles of a plain load/store as striped 4-vectors; other
+  // snippets run the striped scalar path, the same code as layout 0) with the items scanned in
+  // local memory ("l"). On the H100 at 2^28: int32 inclusive scan 2192 GB/s with 32x256w32,
+  // 2362-2373 with "s", 2457-2461 with "ls"; copy_if (50%) 1592 with "s", 1764 with "ls".
   if (!from_env && options.lookback_blocked < 0 && !info.is_cpu()) e.blocked = 4;
-  if (!from_env && options.lookback_in_registers < 0 && !info.is_cpu())
-    e.in_registers_by_default = true;
+  if (!from_env && options.lookback_in_registers < 0 && !info.is_cpu()) e.in_registers = false;
   if (!items) {
     // ~128 bytes of T per work-item, 32 at most. On the H100 (int32, 2^28, window 32):
     // 32 x 256 ran 2178 GB/s, 40 x 256 2055, blocked and vector-load layouts 450-1720.
@@ -335,7 +336,6 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
         vector && kind == scan_kind::inclusive
             ? plain_array(*e, output_stmt, R"(\[\s*i\s*\]\s*=\s*item\s*;?)", type.name, true)
             : "";
-    if (e->in_registers_by_default) e->in_registers = in_array.empty();
     values["in_registers"] = e->in_registers ? "1" : "0";
     values["vector_in"] = in_array.empty() ? "0" : "1";
     values["vector_input"] = in_array.empty() ? "clforge_unused" : in_array;
@@ -418,8 +418,13 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
     throw error(e.who + ": the queue belongs to another context than the kernel");
   events out;
   if (n == 0) return out;
-  out.last = e.algorithm == scan_algorithm::lookback ? e.run_lookback(q, n, args, &out.first)
-                                                     : e.run_rts(q, n, args, &out.first);
+  // On an out-of-order queue: barriers before, between and after the commands, which depend
+  // on each other and reuse per-queue state and pooled temporaries.
+  const bool ooo = is_out_of_order(q);
+  order_point(q, ooo);
+  out.last = e.algorithm == scan_algorithm::lookback ? e.run_lookback(q, n, args, &out.first, ooo)
+                                                     : e.run_rts(q, n, args, &out.first, ooo);
+  order_point(q, ooo);
   return out;
 }
 
@@ -437,7 +442,7 @@ event fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
 }  // namespace
 
 event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_list& args,
-                                event* first) const {
+                                event* first, bool ooo) const {
   const std::size_t tiles = (n + tile() - 1) / tile();
   if (tiles > 0xfffffff0u)
     throw error(who + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
@@ -471,6 +476,7 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
       st.epoch = 0;
     }
   }
+  order_point(q, ooo);  // the fills above before the passes
   std::shared_ptr<cl::Buffer> total_buffer;
   if (uses_last_item) total_buffer = allocate(ctx, type.size);
 
@@ -500,14 +506,15 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
   if (uses_last_item) {
     last = launch_pass(total, true);
     if (!*first) *first = last;
+    order_point(q, ooo);
   }
   last = launch_pass(main, false);
   if (!*first) *first = last;
   return last;
 }
 
-event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,
-                           event* first) const {
+event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args, event* first,
+                           bool ooo) const {
   std::size_t chunk = round_up((n + max_chunks - 1) / max_chunks, granularity);
   const std::size_t chunks = (n + chunk - 1) / chunk;
   std::shared_ptr<cl::Buffer> sums = allocate(ctx, (chunks + 1) * type.size);
@@ -522,11 +529,13 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
     set_arg(ks, index++, *sums);
     set_arg(ks, index++, *heads);
   });
+  order_point(q, ooo);
   launch_with(q, spine, ndrange(1).with_local(1), [&](kernel_state& ks) {
     set_arg(ks, 0, static_cast<cl_ulong>(chunks));
     set_arg(ks, 1, *sums);
     set_arg(ks, 2, *heads);
   });
+  order_point(q, ooo);
   return launch_with(q, main, range, [&](kernel_state& ks) {
     args.set_on(ks.handle(), 0);
     cl_uint index = static_cast<cl_uint>(args.count());

@@ -95,6 +95,10 @@ struct kernel_shape {
   /// local * unroll vectors (a grid-stride loop: the whole device reads one region of memory at
   /// a time) instead of one contiguous chunk each. 0: off.
   unsigned grid = 0;
+  /// Set by resolved(): no kind was given (options or CLFORGE_SHAPE), so it follows the device
+  /// and the template may add its tuned defaults for that device (e.g. reductions' grid and
+  /// single on GPUs). A shape that names its kind gets exactly the fields it gives.
+  bool kind_from_device = false;
 
   static kernel_shape gpu() { return {kind::gpu}; }
   static kernel_shape cpu() { return {kind::cpu}; }
