@@ -56,16 +56,6 @@ struct launcher {
   }
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
 std::string launch_overhead_report(bool quick) {
   launcher l{ctx().build(kEmptyKernel).kernel("empty"), cf::array<float>(queue(), 256)};
   std::ostringstream md;
@@ -93,10 +83,11 @@ std::string launch_overhead_report(bool quick) {
       no_event.push_back(l.batch(true, finish_each, per_batch, true) * 1e6);
     }
     char line[512];
-    std::snprintf(
-        line, sizeof line, "| %s | %d | %d | %.3f | %.3f | %+.3f | %+.3f … %+.3f | %.3f |\n",
-        finish_each ? "synchronous (finish each)" : "pipelined", per_batch, pairs, median(raw),
-        median(ours), median(diff), quantile(diff, 0.25), quantile(diff, 0.75), median(no_event));
+    std::snprintf(line, sizeof line,
+                  "| %s | %d | %d | %.3f | %.3f | %+.3f | %+.3f … %+.3f | %.3f |\n",
+                  finish_each ? "synchronous (finish each)" : "pipelined", per_batch, pairs,
+                  median_of(raw), median_of(ours), median_of(diff), quantile_of(diff, 0.25),
+                  quantile_of(diff, 0.75), median_of(no_event));
     md << line;
   }
   return md.str();

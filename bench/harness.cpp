@@ -99,6 +99,16 @@ std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::in
   return v;
 }
 
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+double quantile_of(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
 namespace {
 
 // The reference every ratio needs: clEnqueueCopyBuffer of n floats (4 bytes read + 4 written).
@@ -231,15 +241,6 @@ std::string ratio_table(const std::vector<result>& all_results, bool markdown) {
 // (each once per round, the order rotating), and reports the median over rounds of
 // time(other) / time(clforge): the speed of clforge relative to each reference, from runs
 // taken side by side.
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-double quantile_of(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
 bool selected(const std::string& name) {
   const std::string& f = config().filter;
   if (f.empty()) return true;

@@ -59,6 +59,10 @@ std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -
 std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo = -100,
                                       std::int32_t hi = 100);
 
+/// Median and q-quantile (nearest rank) of a sample; empty samples are the caller's bug.
+double median_of(std::vector<double> v);
+double quantile_of(std::vector<double> v, double q);
+
 /// Seconds between the start of `first` and the end of `last` (device profiling clock).
 inline double device_seconds(const cf::event& first, const cf::event& last) {
   return static_cast<double>(first.elapsed_ns_until(last)) * 1e-9;

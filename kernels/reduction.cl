@@ -203,6 +203,19 @@ static inline void clforge_accumulate_vector($T* s, $T* c, const $vec_type v)
 #endif
 }
 
+// CLFORGE_UNROLL vectors CLFORGE_LOCAL apart from `from`: all loads first (in flight at once),
+// then the additions.
+static inline void clforge_accumulate_round($T* s, $T* c, global const $vec_type* from)
+{
+  $vec_type clforge_v[CLFORGE_UNROLL];
+#pragma unroll
+  for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+    clforge_v[clforge_u] = from[clforge_u * CLFORGE_LOCAL];
+#pragma unroll
+  for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
+    clforge_accumulate_vector(s, c, clforge_v[clforge_u]);
+}
+
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
                global $T* clforge_partials$single_parameters$comma_parameters)
@@ -222,13 +235,7 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   const ulong clforge_blocks = clforge_nv / clforge_block;
   for (ulong clforge_b = clforge_group; clforge_b < clforge_blocks; clforge_b += clforge_groups) {
     const ulong clforge_k = clforge_b * clforge_block + clforge_lid;
-    $vec_type clforge_v[CLFORGE_UNROLL];
-#pragma unroll
-    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-      clforge_v[clforge_u] = clforge_vectors[clforge_k + clforge_u * CLFORGE_LOCAL];
-#pragma unroll
-    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-      clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_v[clforge_u]);
+    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_vectors + clforge_k);
   }
   const ulong clforge_gid = clforge_group * CLFORGE_LOCAL + clforge_lid;
   for (ulong clforge_k = clforge_blocks * clforge_block + clforge_gid; clforge_k < clforge_nv;
@@ -247,13 +254,7 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   const ulong clforge_full = clforge_nv / clforge_round * clforge_round;
   ulong clforge_k = clforge_lid;
   for (; clforge_k < clforge_full; clforge_k += clforge_round) {
-    $vec_type clforge_v[CLFORGE_UNROLL];
-#pragma unroll
-    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-      clforge_v[clforge_u] = clforge_vectors[clforge_k + clforge_u * CLFORGE_LOCAL];
-#pragma unroll
-    for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-      clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_v[clforge_u]);
+    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_vectors + clforge_k);
   }
   for (; clforge_k < clforge_nv; clforge_k += CLFORGE_LOCAL)
     clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_vectors[clforge_k]);

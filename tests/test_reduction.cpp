@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "out_of_order_queue.hpp"
+
 namespace cf = clforge;
 
 struct argmax_t {
@@ -412,16 +414,9 @@ TEST(reduction, out_of_order_queue_keeps_calls_apart) {
   // The pooled partials and the single-launch counter are reused by the next call; on an
   // out-of-order queue barriers around each call keep that safe. Many calls back to back,
   // default and single-launch shapes, results read at the end.
-  cl_int code = CL_SUCCESS;
-  cl_queue_properties props[] = {
-      CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
-  cl_command_queue raw =
-      clCreateCommandQueueWithProperties(ctx().cl()(), ctx().device()(), props, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES || code == CL_INVALID_VALUE)
-    GTEST_SKIP() << "the device has no out-of-order queues";
-  ASSERT_EQ(code, CL_SUCCESS);
-  cf::queue ooo = cf::queue::wrap(ctx(), raw);
-  clReleaseCommandQueue(raw);
+  auto made = clforge_test::out_of_order_queue(ctx());
+  if (!made) GTEST_SKIP() << "the device has no out-of-order queues";
+  cf::queue& ooo = *made;
   for (auto shape : {cf::kernel_shape{}, cf::kernel_shape::parse("gpu,local=64,single=1"),
                      cf::kernel_shape::parse("gpu,local=64,vec=4,grid=1,single=1")}) {
     cf::reduction_options o;

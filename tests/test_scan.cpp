@@ -10,6 +10,8 @@
 
 #include <clforge/clforge.hpp>
 
+#include "out_of_order_queue.hpp"
+
 namespace cf = clforge;
 
 // A non-commutative, associative operation on 8 bytes (the look-back's flag + fence protocol):
@@ -689,16 +691,9 @@ TEST(scan, out_of_order_queue_keeps_calls_apart) {
   // Both algorithms enqueue several dependent commands and keep per-queue state; on an
   // out-of-order queue barriers keep them apart. Calls back to back (with last_item: two
   // look-back passes), each into its own output, then copy_if's count read back.
-  cl_int code = CL_SUCCESS;
-  cl_queue_properties props[] = {
-      CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE, 0};
-  cl_command_queue raw =
-      clCreateCommandQueueWithProperties(ctx().cl()(), ctx().device()(), props, &code);
-  if (code == CL_INVALID_QUEUE_PROPERTIES || code == CL_INVALID_VALUE)
-    GTEST_SKIP() << "the device has no out-of-order queues";
-  ASSERT_EQ(code, CL_SUCCESS);
-  cf::queue ooo = cf::queue::wrap(ctx(), raw);
-  clReleaseCommandQueue(raw);
+  auto made = clforge_test::out_of_order_queue(ctx());
+  if (!made) GTEST_SKIP() << "the device has no out-of-order queues";
+  cf::queue& ooo = *made;
   const std::size_t n = 50'021;
   auto host = random_ints(n, 91);
   auto x = cf::array<cl_int>::from_host(q(), host);
