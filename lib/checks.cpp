@@ -23,15 +23,21 @@ bool is_double_type(std::string_view type) {
 }
 }  // namespace
 
-void require_type_support(const device_info& info, std::string_view type, std::string_view who) {
-  if (is_double_type(type) && !info.has_fp64) throw_no_fp64(info, type, who, "");
+bool require_type_support(const device_info& info, std::string_view type, std::string_view who) {
+  if (!is_double_type(type)) return false;
+  if (!info.has_fp64) throw_no_fp64(info, type, who, "");
+  return true;
 }
 
-void require_type_support(const device_info& info, const std::vector<parameter>& params,
+bool require_type_support(const device_info& info, const std::vector<parameter>& params,
                           std::string_view who) {
-  for (const parameter& p : params)
-    if (is_double_type(p.type) && !info.has_fp64)
-      throw_no_fp64(info, p.type, who, " (parameter \"" + p.declaration + "\")");
+  bool any = false;
+  for (const parameter& p : params) {
+    if (!is_double_type(p.type)) continue;
+    if (!info.has_fp64) throw_no_fp64(info, p.type, who, " (parameter \"" + p.declaration + "\")");
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace clforge::detail

@@ -264,9 +264,11 @@ TEST(bad_input_pure, row18_double_on_a_device_without_fp64) {
   EXPECT_CLFORGE_ERROR(cfd::require_type_support(no_fp64, params, "elementwise_kernel \"e\""),
                        {"type double (parameter \"global const double* x\") needs a device with "
                         "double precision"});
-  EXPECT_NO_THROW(cfd::require_type_support(fp64, params, "e"));
-  EXPECT_NO_THROW(cfd::require_type_support(no_fp64, "float", "e"));
-  EXPECT_NO_THROW(cfd::require_type_support(no_fp64, "doubleword", "e"));  // a struct's name
+  // it also says whether the source needs the fp64 pragma
+  EXPECT_TRUE(cfd::require_type_support(fp64, params, "e"));
+  EXPECT_FALSE(cfd::require_type_support(no_fp64, "float", "e"));
+  EXPECT_FALSE(cfd::require_type_support(no_fp64, "doubleword", "e"));  // a struct's name
+  EXPECT_FALSE(cfd::require_type_support(no_fp64, cfd::parse_signature("float a"), "e"));
 }
 
 // ---- templates (detail/codegen.hpp) ----------------------------------------------------------

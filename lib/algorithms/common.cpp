@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
 #include "snippet_support.hpp"
 
@@ -71,14 +72,13 @@ void check_parameter_names(const std::vector<parameter>& params, const std::stri
 
 std::string fp64_pragma(const context& ctx, const std::vector<parameter>& params, bool needs_double,
                         const std::string& who) {
-  std::string culprit = needs_double ? "its result type double" : "";
-  for (const parameter& p : params)
-    if (culprit.empty() && p.kind == scalar_kind::double_) culprit = "parameter " + p.declaration;
-  if (culprit.empty()) return "";
-  if (!ctx.info().has_fp64)
-    throw error(who + ": " + culprit + " needs double precision, which the device " +
-                ctx.info().name + " does not support (no cl_khr_fp64)");
-  return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable";
+  // The one fp64 check (docs/errors.md row 18), before any source is generated.
+  bool uses_double = require_type_support(ctx.info(), params, who);
+  if (needs_double) {
+    require_type_support(ctx.info(), "double", who + " (its result type)");
+    uses_double = true;
+  }
+  return uses_double ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" : "";
 }
 
 std::string comma_parameters(const std::vector<parameter>& params) {

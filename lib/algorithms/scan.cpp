@@ -10,6 +10,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "snippet_support.hpp"
 
@@ -151,9 +152,10 @@ void validate(const scan_engine& e, const scan_options& options) {
     if (p.name.rfind("clforge_", 0) == 0)
       throw error(e.who + ": parameter names starting with clforge_ are reserved");
   }
-  if (e.type.needs_fp64 && !e.ctx.info().has_fp64)
-    throw error(e.who + ": " + e.type.name + " needs double precision, which " + e.ctx.info().name +
-                " does not support");
+  // The one fp64 check (docs/errors.md row 18), before any source is generated.
+  require_type_support(e.ctx.info(), e.params, e.who);
+  if (e.type.needs_fp64)
+    require_type_support(e.ctx.info(), "double", e.who + " (value type " + e.type.name + ")");
   (void)options;
 }
 

@@ -12,11 +12,12 @@ namespace clforge::detail {
 /// Throws clforge::error when `type` (an OpenCL type name: "double", "double4", ...) needs a
 /// capability the device lacks. Today that is double precision (cl_khr_fp64). `who` names the
 /// kernel or template in the message. Call it before generating source, so the user gets this
-/// message instead of a compiler log.
-void require_type_support(const device_info& info, std::string_view type, std::string_view who);
+/// message instead of a compiler log. Returns whether the type is a double type (the source then
+/// needs the cl_khr_fp64 pragma).
+bool require_type_support(const device_info& info, std::string_view type, std::string_view who);
 
-/// require_type_support for every parameter of a user's parameter list.
-void require_type_support(const device_info& info, const std::vector<parameter>& params,
+/// require_type_support for every parameter of a user's parameter list; whether any is double.
+bool require_type_support(const device_info& info, const std::vector<parameter>& params,
                           std::string_view who);
 
 }  // namespace clforge::detail
