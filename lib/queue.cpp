@@ -110,6 +110,9 @@ queue::queue(const context& ctx, const cl::CommandQueue& existing) : ctx_(ctx), 
       [&] { return existing.getInfo<CL_QUEUE_CONTEXT>()(); }, "wrapping a command queue");
   if (owner != ctx.get())
     throw error("queue: the given command queue belongs to another OpenCL context");
+  const cl_command_queue_properties props = detail::translate_cl_errors(
+      [&] { return existing.getInfo<CL_QUEUE_PROPERTIES>(); }, "wrapping a command queue");
+  out_of_order_ = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
 }
 
 queue queue::wrap(const context& ctx, cl_command_queue existing) {

@@ -98,6 +98,9 @@ class queue {
   const context& ctx() const { return ctx_; }
   const cl::CommandQueue& cl() const { return handle_; }
   cl_command_queue get() const { return handle_(); }
+  /// Whether the queue runs commands out of order (only a wrapped queue can). Templates that
+  /// enqueue dependent commands, or reuse pooled temporaries, put barriers between them then.
+  bool out_of_order() const { return out_of_order_; }
 
   /// Sets `args` on `k` in order and enqueues it over `range`. The argument count is checked
   /// against the kernel; a local size is chosen when the range has none. A range of zero
@@ -127,6 +130,7 @@ class queue {
 
   context ctx_;
   cl::CommandQueue handle_;
+  bool out_of_order_ = false;  // read once, when the queue is created or wrapped
 };
 
 }  // namespace clforge

@@ -93,15 +93,8 @@ std::string count_name(const std::vector<parameter>& params) {
   return "n";
 }
 
-bool is_out_of_order(const queue& q) {
-  cl_command_queue_properties props = 0;
-  check(clGetCommandQueueInfo(q.get(), CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr),
-        "clGetCommandQueueInfo");
-  return (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
-}
-
-void order_point(const queue& q, bool out_of_order) {
-  if (out_of_order)
+void order_point(const queue& q) {
+  if (q.out_of_order())
     check(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr),
           "clEnqueueBarrierWithWaitList");
 }

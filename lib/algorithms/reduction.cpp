@@ -174,19 +174,18 @@ void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const 
 
 event reduction_engine::run(const queue& q, const resolved_range& r, const user_arguments& args,
                             cl_mem result, bool want_event) const {
-  // On an out-of-order queue, barriers around the call keep its commands in order with each
-  // other and with the calls before and after it, as the pooled partials and the single-launch
-  // counter need (both are reused by the next call).
-  if (!is_out_of_order(q)) return run_in_order(q, r, args, result, want_event, false);
-  order_point(q, true);
-  event last = run_in_order(q, r, args, result, true, true);
-  order_point(q, true);
+  // On an out-of-order queue, barriers around the call (and between its stages) keep its
+  // commands in order with each other and with the calls before and after it, as the pooled
+  // partials and the single-launch counter need (both are reused by the next call).
+  order_point(q);
+  event last = run_stages(q, r, args, result, want_event);
+  order_point(q);
   return last;
 }
 
-event reduction_engine::run_in_order(const queue& q, const resolved_range& r,
-                                     const user_arguments& args, cl_mem result, bool want_event,
-                                     bool out_of_order) const {
+event reduction_engine::run_stages(const queue& q, const resolved_range& r,
+                                   const user_arguments& args, cl_mem result,
+                                   bool want_event) const {
   const std::size_t local = shape_.local_size;
   const std::uint64_t count = r.count;
   if (count == 0) {
@@ -219,49 +218,34 @@ event reduction_engine::run_in_order(const queue& q, const resolved_range& r,
     stage1_out = (*partials)();
   }
   const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
-  event last;
-  if (r.step == 1 && single_) {
-    // one launch: the last group writes result[0]
-    cl_mem counter = counter_for(q);
-    return launch_with(
-        q, vector ? vector_ : contiguous_, range1,
-        [&](kernel_state& k) {
-          set_arg(k, 0, cl_ulong(r.first));
-          set_arg(k, 1, cl_ulong(count));
-          set_arg(k, 2, cl_ulong(chunk));
-          check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-          check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &counter), "clSetKernelArg");
-          check(clSetKernelArg(k.handle(), 5, sizeof(cl_mem), &result), "clSetKernelArg");
-          args.set_on(k.handle(), 6);
-        },
-        want_event);
-  }
-  if (r.step == 1) {
-    last = launch_with(
-        q, vector ? vector_ : contiguous_, range1,
-        [&](kernel_state& k) {
-          set_arg(k, 0, cl_ulong(r.first));
-          set_arg(k, 1, cl_ulong(count));
-          set_arg(k, 2, cl_ulong(chunk));
-          check(clSetKernelArg(k.handle(), 3, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-          args.set_on(k.handle(), 4);
-        },
-        want_event && groups <= 1);
-  } else {
-    last = launch_with(
-        q, strided_, range1,
-        [&](kernel_state& k) {
-          set_arg(k, 0, cl_ulong(r.first));
-          set_arg(k, 1, cl_ulong(r.step));
-          set_arg(k, 2, cl_ulong(count));
-          set_arg(k, 3, cl_ulong(chunk));
-          check(clSetKernelArg(k.handle(), 4, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-          args.set_on(k.handle(), 5);
-        },
-        want_event && groups <= 1);
-  }
+  // Stage 1. Arguments: first, step (strided kernel only), count, chunk, partials, then for the
+  // single-launch shape the counter and result, then the user's arguments.
+  const bool strided = r.step != 1;
+  const bool one_launch = !strided && single_;  // the last group writes result[0]
+  const cl_mem counter = one_launch ? counter_for(q) : nullptr;
+  const kernel& stage1 = strided ? strided_ : vector ? vector_ : contiguous_;
+  event last = launch_with(
+      q, stage1, range1,
+      [&](kernel_state& k) {
+        cl_uint index = 0;
+        auto set_mem = [&](cl_mem m) {
+          check(clSetKernelArg(k.handle(), index++, sizeof(cl_mem), &m), "clSetKernelArg");
+        };
+        set_arg(k, index++, cl_ulong(r.first));
+        if (strided) set_arg(k, index++, cl_ulong(r.step));
+        set_arg(k, index++, cl_ulong(count));
+        set_arg(k, index++, cl_ulong(chunk));
+        set_mem(stage1_out);
+        if (one_launch) {
+          set_mem(counter);
+          set_mem(result);
+        }
+        args.set_on(k.handle(), index);
+      },
+      want_event && (one_launch || groups <= 1));
+  if (one_launch) return last;
   if (groups > 1) {
-    order_point(q, out_of_order);  // stage 2 reads what stage 1 wrote
+    order_point(q);  // stage 2 reads what stage 1 wrote
     last = launch_with(
         q, final_, ndrange(local).with_local(local),
         [&](kernel_state& k) {

@@ -131,11 +131,9 @@ struct scan_engine {
   mutable std::map<cl_command_queue, lookback_state> states;
 
   std::size_t tile() const { return items * group; }
-  // ooo: the queue is out of order; barriers go between dependent commands
-  event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first,
-                     bool ooo) const;
-  event run_rts(const queue& q, std::size_t n, const argument_list& args, event* first,
-                bool ooo) const;
+  // On an out-of-order queue, order_point puts barriers between dependent commands.
+  event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first) const;
+  event run_rts(const queue& q, std::size_t n, const argument_list& args, event* first) const;
 };
 
 namespace {
@@ -422,11 +420,10 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
   if (n == 0) return out;
   // On an out-of-order queue: barriers before, between and after the commands, which depend
   // on each other and reuse per-queue state and pooled temporaries.
-  const bool ooo = is_out_of_order(q);
-  order_point(q, ooo);
-  out.last = e.algorithm == scan_algorithm::lookback ? e.run_lookback(q, n, args, &out.first, ooo)
-                                                     : e.run_rts(q, n, args, &out.first, ooo);
-  order_point(q, ooo);
+  order_point(q);
+  out.last = e.algorithm == scan_algorithm::lookback ? e.run_lookback(q, n, args, &out.first)
+                                                     : e.run_rts(q, n, args, &out.first);
+  order_point(q);
   return out;
 }
 
@@ -444,7 +441,7 @@ event fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
 }  // namespace
 
 event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_list& args,
-                                event* first, bool ooo) const {
+                                event* first) const {
   const std::size_t tiles = (n + tile() - 1) / tile();
   if (tiles > 0xfffffff0u)
     throw error(who + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
@@ -478,7 +475,7 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
       st.epoch = 0;
     }
   }
-  order_point(q, ooo);  // the fills above before the passes
+  order_point(q);  // the fills above before the passes
   std::shared_ptr<cl::Buffer> total_buffer;
   if (uses_last_item) total_buffer = allocate(ctx, type.size);
 
@@ -508,44 +505,40 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
   if (uses_last_item) {
     last = launch_pass(total, true);
     if (!*first) *first = last;
-    order_point(q, ooo);
+    order_point(q);
   }
   last = launch_pass(main, false);
   if (!*first) *first = last;
   return last;
 }
 
-event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args, event* first,
-                           bool ooo) const {
+event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,
+                           event* first) const {
   std::size_t chunk = round_up((n + max_chunks - 1) / max_chunks, granularity);
   const std::size_t chunks = (n + chunk - 1) / chunk;
   std::shared_ptr<cl::Buffer> sums = allocate(ctx, (chunks + 1) * type.size);
   std::shared_ptr<cl::Buffer> heads = allocate(ctx, chunks);
   const ndrange range = ndrange((chunks + lanes - 1) / lanes).with_local(rts_local);
-  *first = launch_with(q, reduce, range, [&](kernel_state& ks) {
+  // The reduce and main kernels both take the user's arguments, then n, chunk, chunks, sums.
+  auto set_chunk_args = [&](kernel_state& ks) {
     args.set_on(ks.handle(), 0);
     cl_uint index = static_cast<cl_uint>(args.count());
     set_arg(ks, index++, static_cast<cl_ulong>(n));
     set_arg(ks, index++, static_cast<cl_ulong>(chunk));
     set_arg(ks, index++, static_cast<cl_ulong>(chunks));
     set_arg(ks, index++, *sums);
-    set_arg(ks, index++, *heads);
-  });
-  order_point(q, ooo);
+    return index;
+  };
+  *first = launch_with(q, reduce, range,
+                       [&](kernel_state& ks) { set_arg(ks, set_chunk_args(ks), *heads); });
+  order_point(q);
   launch_with(q, spine, ndrange(1).with_local(1), [&](kernel_state& ks) {
     set_arg(ks, 0, static_cast<cl_ulong>(chunks));
     set_arg(ks, 1, *sums);
     set_arg(ks, 2, *heads);
   });
-  order_point(q, ooo);
-  return launch_with(q, main, range, [&](kernel_state& ks) {
-    args.set_on(ks.handle(), 0);
-    cl_uint index = static_cast<cl_uint>(args.count());
-    set_arg(ks, index++, static_cast<cl_ulong>(n));
-    set_arg(ks, index++, static_cast<cl_ulong>(chunk));
-    set_arg(ks, index++, static_cast<cl_ulong>(chunks));
-    set_arg(ks, index++, *sums);
-  });
+  order_point(q);
+  return launch_with(q, main, range, [&](kernel_state& ks) { set_chunk_args(ks); });
 }
 
 }  // namespace detail

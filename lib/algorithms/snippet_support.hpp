@@ -32,10 +32,7 @@ std::string count_name(const std::vector<parameter>& params);
 
 /// Checks array lengths for a resolved range (when enabled).
 void check_lengths(const argument_list& args, const resolved_range& r, bool enabled);
-/// Whether `q` runs commands out of order (then templates that enqueue several dependent
-/// commands, or reuse pooled temporaries, put barriers between them).
-bool is_out_of_order(const queue& q);
-/// A barrier on `q` when `out_of_order`; nothing otherwise.
-void order_point(const queue& q, bool out_of_order);
+/// A barrier on `q` when it runs commands out of order (queue::out_of_order); nothing otherwise.
+void order_point(const queue& q);
 
 }  // namespace clforge::detail

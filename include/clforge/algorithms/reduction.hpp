@@ -121,9 +121,9 @@ class reduction_engine {
   std::size_t target_groups_ = 1;
   unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
   bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
-  /// run() on an in-order queue; out_of_order: a barrier between the stages as well.
-  event run_in_order(const queue& q, const resolved_range& r, const user_arguments& args,
-                     cl_mem result, bool want_event, bool out_of_order) const;
+  /// run() without the barriers around it: stage 1, then stage 2 where needed.
+  event run_stages(const queue& q, const resolved_range& r, const user_arguments& args,
+                   cl_mem result, bool want_event) const;
   cl_mem counter_for(const queue& q) const;
   mutable std::mutex counters_mutex_;
   mutable std::vector<std::pair<cl_command_queue, std::shared_ptr<cl::Buffer>>> counters_;
