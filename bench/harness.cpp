@@ -445,24 +445,19 @@ int main(int argc, char** argv) {
     std::string table = ratio_table(reporter.results, false);
     std::printf("\nResults on %s: GB/s and ratios to references measured in this run\n%s",
                 info.name.c_str(), table.c_str());
+    // Reports: the harness's side-by-side rounds first, then those the cases registered.
+    std::vector<report_spec> all_reports = {
+        {"clforge against each reference, run side by side in rounds", paired_report}};
+    all_reports.insert(all_reports.end(), reports().begin(), reports().end());
     std::string reports_md;
-    if (s.reports) {
-      const std::string paired = paired_report(s.quick);
-      if (!paired.empty()) {
-        const std::string table =
-            "## clforge against each reference, run side by side in rounds\n\n" + paired + "\n";
-        std::printf("\n%s", table.c_str());
-        std::fflush(stdout);
-        reports_md += table;
-      }
+    for (const report_spec& r : s.reports ? all_reports : std::vector<report_spec>{}) {
+      const std::string body = r.run(s.quick);
+      if (body.empty()) continue;
+      const std::string table = "## " + r.title + "\n\n" + body + "\n";
+      std::printf("\n%s", table.c_str());
+      std::fflush(stdout);
+      reports_md += table;
     }
-    if (s.reports)
-      for (const report_spec& r : reports()) {
-        const std::string table = "## " + r.title + "\n\n" + r.run(s.quick) + "\n";
-        std::printf("\n%s", table.c_str());
-        std::fflush(stdout);
-        reports_md += table;
-      }
     std::string first_call_md;
     if (s.first_call) first_call_md = run_first_call_report(argv[0], s.device, s.quick ? 3 : 7);
     if (!s.markdown_path.empty()) {
