@@ -1,5 +1,6 @@
-// An out-of-order queue on a test context's device, for tests of templates that enqueue several
-// dependent commands. Empty where the device has no out-of-order queues.
+// The device the template tests share: one context (the default device, CLFORGE_DEVICE) and one
+// in-order queue per test program, and an out-of-order queue for tests of templates that enqueue
+// several dependent commands.
 #pragma once
 
 #include <optional>
@@ -8,6 +9,16 @@
 
 namespace clforge_test {
 
+inline clforge::context& ctx() {
+  static clforge::context c = clforge::context::create_default();
+  return c;
+}
+inline clforge::queue& q() {
+  static clforge::queue in_order(ctx());
+  return in_order;
+}
+
+/// An out-of-order queue on `ctx`'s device; empty where the device has none.
 inline std::optional<clforge::queue> out_of_order_queue(const clforge::context& ctx) {
   cl_int code = CL_SUCCESS;
   cl_queue_properties props[] = {
@@ -15,9 +26,9 @@ inline std::optional<clforge::queue> out_of_order_queue(const clforge::context& 
   cl_command_queue raw =
       clCreateCommandQueueWithProperties(ctx.cl()(), ctx.device()(), props, &code);
   if (code != CL_SUCCESS) return std::nullopt;
-  clforge::queue q = clforge::queue::wrap(ctx, raw);  // retains it
+  clforge::queue wrapped = clforge::queue::wrap(ctx, raw);  // retains it
   clReleaseCommandQueue(raw);
-  return q;
+  return wrapped;
 }
 
 }  // namespace clforge_test

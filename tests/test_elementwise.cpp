@@ -9,18 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "shared_device.hpp"
+
 namespace cf = clforge;
 
 namespace {
 
-cf::context& ctx() {
-  static cf::context c = cf::context::create_default();
-  return c;
-}
-cf::queue& q() {
-  static cf::queue qu(ctx());
-  return qu;
-}
+using clforge_test::ctx;
+using clforge_test::q;
 
 template <class T>
 std::vector<T> random_vector(std::size_t n, std::uint32_t seed) {

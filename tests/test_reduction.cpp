@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "out_of_order_queue.hpp"
+#include "shared_device.hpp"
 
 namespace cf = clforge;
 
@@ -24,14 +24,8 @@ CLFORGE_DECLARE_TYPE(argmax_t, "argmax_t")
 
 namespace {
 
-cf::context& ctx() {
-  static cf::context c = cf::context::create_default();
-  return c;
-}
-cf::queue& q() {
-  static cf::queue qu(ctx());
-  return qu;
-}
+using clforge_test::ctx;
+using clforge_test::q;
 
 template <class T>
 std::vector<T> random_vector(std::size_t n, std::uint32_t seed) {

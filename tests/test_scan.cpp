@@ -10,7 +10,7 @@
 
 #include <clforge/clforge.hpp>
 
-#include "out_of_order_queue.hpp"
+#include "shared_device.hpp"
 
 namespace cf = clforge;
 
@@ -33,14 +33,8 @@ const char* name_of(cf::scan_algorithm a) {
   return a == cf::scan_algorithm::lookback ? "lookback" : "reduce_then_scan";
 }
 
-cf::context& ctx() {
-  static cf::context c = cf::context::create_default();
-  return c;
-}
-cf::queue& q() {
-  static cf::queue qq(ctx());
-  return qq;
-}
+using clforge_test::ctx;
+using clforge_test::q;
 
 std::vector<cl_int> random_ints(std::size_t n, unsigned seed, int lo = -100, int hi = 100) {
   std::mt19937 rng(seed);
