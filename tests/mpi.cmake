@@ -1,0 +1,28 @@
+# clforge::mpi tests (tests/mpi/): each program runs under mpirun on 1 to 4 ranks, oversubscribed
+# (the ranks share the machine's cores and its PoCL device). Label `mpi`; one MPI test at a time
+# (RESOURCE_LOCK), beside the rest of the suite.
+if(TARGET clforge_mpi)
+  foreach(program test_mpi test_mpi_disagree)
+    add_executable(${program} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${program}.cpp)
+    target_link_libraries(${program} PRIVATE clforge::mpi)
+  endforeach()
+  # Open MPI refuses to start as root (CI containers) without the two ALLOW variables. PoCL gets
+  # one thread per rank: 4 ranks each starting a thread per core thrash 2 cores.
+  set(CLFORGE_MPI_TEST_ENV
+      "${CLFORGE_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+      "POCL_MAX_PTHREAD_COUNT=1;POCL_CPU_MAX_CU_NUM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  function(clforge_add_mpi_test name program ranks timeout)
+    add_test(NAME ${name}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${program}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
+                                            TIMEOUT ${timeout} RESOURCE_LOCK clforge_mpi)
+  endfunction()
+  foreach(ranks 1 2 3 4)
+    clforge_add_mpi_test(mpi_np${ranks} test_mpi ${ranks} 300)
+  endforeach()
+  # Ranks that disagree must all fail within seconds; the timeout is the guard against a hang.
+  foreach(ranks 2 3)
+    clforge_add_mpi_test(mpi_disagree_np${ranks} test_mpi_disagree ${ranks} 60)
+  endforeach()
+endif()

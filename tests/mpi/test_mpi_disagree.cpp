@@ -1,0 +1,144 @@
+// Collective calls whose ranks disagree (length, type, snippet, operation) or where one rank
+// fails must end with the same clforge::error on every rank, quickly, and leave the ranks in
+// step (a correct call afterwards works). Run under mpirun -np 2 and 3; the CTest timeout is
+// the guard against a hang.
+#include <clforge/clforge.hpp>
+#include <clforge/mpi.hpp>
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cf = clforge;
+namespace cm = clforge::mpi;
+
+namespace {
+
+int rank = 0, ranks = 1, failures = 0;
+
+// Runs `call`, which must throw clforge::error on this rank with every part in `parts`; then
+// checks that every rank got exactly the same message.
+void expect_same_error(const char* name, const std::function<void()>& call,
+                       const std::vector<std::string>& parts) {
+  const double start = MPI_Wtime();
+  std::string message;
+  try {
+    call();
+    message = "(no error)";
+  } catch (const cf::error& e) {
+    message = e.what();
+  }
+  bool ok = true;
+  for (const auto& p : parts)
+    if (message.find(p) == std::string::npos) {
+      std::printf("[rank %d] %s: message lacks \"%s\": %s\n", rank, name, p.c_str(),
+                  message.c_str());
+      ok = false;
+    }
+  // Every rank's message, compared on rank 0.
+  int length = static_cast<int>(message.size());
+  std::vector<int> lengths(ranks);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<int> offsets(ranks, 0);
+  for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string all(rank == 0 ? offsets[ranks - 1] + lengths[ranks - 1] : 0, '\0');
+  MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+              MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (int r = 1; r < ranks; ++r)
+      if (all.compare(offsets[r], lengths[r], message) != 0) {
+        std::printf("[rank 0] %s: rank %d's message differs: %s\n", name, r,
+                    all.substr(offsets[r], lengths[r]).c_str());
+        ok = false;
+      }
+    std::printf("[%s] %-22s %.3f s: %s\n", ok ? "  ok  " : "FAILED", name, MPI_Wtime() - start,
+                message.c_str());
+  }
+  if (!ok) ++failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
+  cf::queue q(ctx);
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const std::size_t n = 1000;
+
+  expect_same_error("global length",
+                    [&] { cm::distributed_array<int> x(q, world, rank == 1 ? n + 1 : n); },
+                    {"ranks disagree", "distributed_array<int> over 1000 elements",
+                     "rank 1: distributed_array<int> over 1001"});
+
+  cm::distributed_array<int> x(q, world, n);
+  x.scatter_from(0, std::vector<int>(rank == 0 ? n : 0, 1));
+
+  expect_same_error("result type",
+                    [&] {
+                      if (rank == 0)
+                        cm::sum<long>(q, x);
+                      else
+                        cm::sum<int>(q, x);
+                    },
+                    {"ranks disagree", "rank 0: sum<long>", "sum<int>"});
+
+  expect_same_error("snippet",
+                    [&] {
+                      cm::reduction_kernel<int> k(world, ctx, "global const int* x", "x[i]",
+                                                  rank == 1 ? "max(a, b)" : "a + b", "0");
+                    },
+                    {"ranks disagree", "reduction_kernel<int>", "fingerprint"});
+
+  expect_same_error("operation",
+                    [&] {
+                      cm::distributed_array<int> y(q, world, n);
+                      if (rank == 0)
+                        cm::inclusive_scan(q, x, y);
+                      else
+                        cm::max(q, x);
+                    },
+                    {"ranks disagree", "inclusive_scan<int>", "max<int>"});
+
+  expect_same_error("element type",
+                    [&] {
+                      if (rank == ranks - 1)
+                        cm::distributed_array<float> f(q, world, n);
+                      else
+                        cm::distributed_array<int> i(q, world, n);
+                    },
+                    {"ranks disagree", "distributed_array<float>", "distributed_array<int>"});
+
+  // One rank fails in its local part (an argument too short for its block): every rank reports
+  // that rank's error.
+  cm::reduction_kernel<int> weighted(world, ctx, "global const int* x, global const int* w",
+                                     "x[i] * w[i]", "a + b", "0");
+  expect_same_error("one rank fails",
+                    [&] {
+                      cf::array<int> w(q, x.local_size() - (rank == 1 ? 1 : 0));
+                      w.fill(q, 2);
+                      weighted(q, x, w);
+                    },
+                    {"clforge::mpi::reduction_kernel<int>: rank 1 of", "failed:"});
+
+  expect_same_error("root out of range", [&] { x.gather_to(ranks); },
+                    {"gather_to", "root " + std::to_string(ranks) + " is not a rank"});
+
+  // Still in step: a correct call works on every rank.
+  const long total = cm::sum<long>(q, x);
+  if (total != static_cast<long>(n)) {
+    std::printf("[rank %d] sum after the errors: %ld, expected %zu\n", rank, total, n);
+    ++failures;
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, world);
+  if (rank == 0)
+    std::printf("%s: disagreement tests on %d ranks\n", all ? "FAILED" : "PASSED", ranks);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}
