@@ -62,6 +62,19 @@ int node_local_rank(MPI_Comm comm);
 /// every rank throw.
 context context_for_rank(MPI_Comm comm);
 
+// ---- what the exchanges cost ----------------------------------------------------------------
+
+/// Time this process spent inside MPI calls made by clforge::mpi (the exchanges and the
+/// agreements before them, waiting for slower ranks included), how many calls, and the bytes
+/// this rank sent. For benchmarks: the rest of a call's time is local (device and host staging).
+struct exchange_stats {
+  double seconds = 0;
+  std::uint64_t calls = 0;
+  std::uint64_t bytes_sent = 0;
+};
+exchange_stats stats();
+void reset_stats();
+
 // ---- layout ---------------------------------------------------------------------------------
 
 /// A global length split over `ranks` in contiguous blocks of whole granules (granule 1 for
@@ -476,6 +489,7 @@ namespace detail {
 template <class T>
 struct scan_parts {
   local::scanner<T> total, carry, main;
+  bool uses_last_item;  // else the last rank's total is needed by nobody: it skips that pass
 };
 
 std::string scan_output_across_ranks(const std::string& type, const std::string& output);
@@ -505,7 +519,8 @@ scan_parts<T> make_scan_parts(const context& ctx, const std::string& arguments,
                         "if (i == n - 1) cfmpi_carry[1] = item;",
                         scan_kind::inclusive, scan_part_options(options, "_carry", type, scan)),
       local::scanner<T>(ctx, arguments + ", global const " + type + "* cfmpi_carry", input, scan,
-                        neutral, scan_output_across_ranks(type, output), kind, base)};
+                        neutral, scan_output_across_ranks(type, output), kind, base),
+      uses_identifier(output, "last_item")};
 }
 
 /// A rank's total and whether it has one (an empty block has none: neutral).
@@ -535,7 +550,8 @@ event scan_over_ranks(const queue& q, const call_info& info_without_length,
       keep = get_parts(q, get_argument);
       parts = keep.get();
     }
-    if (l.layout.count(rank) > 0) {
+    const bool needed = rank < ranks - 1 || parts->uses_last_item;
+    if (needed && l.layout.count(rank) > 0) {
       array<T> total(q, 1);
       parts->total(q, local_argument(args)..., total);
       total.read(q, &mine.value, 0, 1);

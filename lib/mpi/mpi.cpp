@@ -14,6 +14,26 @@ namespace clforge::mpi {
 namespace detail {
 namespace {
 
+std::mutex stats_mutex;
+exchange_stats totals;
+
+/// Adds the time from its construction to its destruction (one MPI call) to the totals.
+class timed_exchange {
+ public:
+  explicit timed_exchange(std::uint64_t bytes) : bytes_(bytes), start_(MPI_Wtime()) {}
+  ~timed_exchange() {
+    const double elapsed = MPI_Wtime() - start_;
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    totals.seconds += elapsed;
+    totals.calls += 1;
+    totals.bytes_sent += bytes_;
+  }
+
+ private:
+  std::uint64_t bytes_;
+  double start_;
+};
+
 [[noreturn]] void throw_mpi_error(const char* call, int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -113,8 +133,11 @@ void agree(MPI_Comm comm, const call_info& info, const std::string* failure) {
   mine.has_length = info.has_length ? 1 : 0;
   const int ranks = comm_size(comm);
   std::vector<descriptor> all(static_cast<std::size_t>(ranks));
-  check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm),
-            "MPI_Allgather");
+  {
+    timed_exchange t(sizeof mine * static_cast<std::uint64_t>(ranks - 1));
+    check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm),
+              "MPI_Allgather");
+  }
 
   // Disagreement first: the ranks may be in different calls, so nothing more is exchanged.
   bool all_same = true;
@@ -154,6 +177,7 @@ void agree(MPI_Comm comm, const call_info& info, const std::string* failure) {
 
 void allgather(MPI_Comm comm, const void* mine, void* all, std::size_t element_size) {
   MPI_Datatype t = element_type(element_size);
+  timed_exchange timing(element_size * static_cast<std::uint64_t>(comm_size(comm) - 1));
   check_mpi(MPI_Allgather(mine, 1, t, all, 1, t, comm), "MPI_Allgather");
 }
 
@@ -168,7 +192,13 @@ void scatterv(MPI_Comm comm, int root, const void* send, const std::vector<std::
               const std::vector<std::size_t>& offsets, void* recv, std::size_t element_size) {
   MPI_Datatype t = element_type(element_size);
   const std::vector<int> c = as_int(counts), o = as_int(offsets);
-  const int mine = c[static_cast<std::size_t>(comm_rank(comm))];
+  const int rank = comm_rank(comm);
+  const int mine = c[static_cast<std::size_t>(rank)];
+  std::uint64_t sent = 0;
+  if (rank == root)
+    for (std::size_t k = 0; k < counts.size(); ++k)
+      if (static_cast<int>(k) != rank) sent += counts[k] * element_size;
+  timed_exchange timing(sent);
   check_mpi(MPI_Scatterv(send, c.data(), o.data(), t, recv, mine, t, root, comm), "MPI_Scatterv");
 }
 
@@ -177,6 +207,7 @@ void gatherv(MPI_Comm comm, int root, const void* send, std::size_t count, void*
              std::size_t element_size) {
   MPI_Datatype t = element_type(element_size);
   const std::vector<int> c = as_int(counts), o = as_int(offsets);
+  timed_exchange timing(comm_rank(comm) == root ? 0 : count * element_size);
   check_mpi(MPI_Gatherv(send, static_cast<int>(count), t, recv, c.data(), o.data(), t, root, comm),
             "MPI_Gatherv");
 }
@@ -188,6 +219,11 @@ void alltoallv(MPI_Comm comm, const void* send, const std::vector<std::size_t>& 
   MPI_Datatype t = element_type(element_size);
   const std::vector<int> sc = as_int(send_counts), so = as_int(send_offsets),
                          rc = as_int(recv_counts), ro = as_int(recv_offsets);
+  const int rank = comm_rank(comm);
+  std::uint64_t sent = 0;
+  for (std::size_t k = 0; k < send_counts.size(); ++k)
+    if (static_cast<int>(k) != rank) sent += send_counts[k] * element_size;
+  timed_exchange timing(sent);
   check_mpi(MPI_Alltoallv(send, sc.data(), so.data(), t, recv, rc.data(), ro.data(), t, comm),
             "MPI_Alltoallv");
 }
@@ -295,6 +331,15 @@ std::shared_ptr<void> cached(const context& ctx, const std::string& key,
 }
 
 }  // namespace detail
+
+exchange_stats stats() {
+  std::lock_guard<std::mutex> lock(detail::stats_mutex);
+  return detail::totals;
+}
+void reset_stats() {
+  std::lock_guard<std::mutex> lock(detail::stats_mutex);
+  detail::totals = {};
+}
 
 int node_local_rank(MPI_Comm comm) {
   MPI_Comm node;

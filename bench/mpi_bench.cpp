@@ -1,0 +1,160 @@
+// clforge-mpi-bench: distributed sum and inclusive scan of 2^k ints over the ranks of
+// MPI_COMM_WORLD, one device per rank (clforge::mpi::context_for_rank). Start it with mpirun:
+//
+//   mpirun -np 4 clforge-mpi-bench --log2 26 --repetitions 7
+//
+// Each repetition starts at a barrier and ends when the slowest rank returns (the call is
+// collective: every rank gets the result). Per rank it splits the call's wall time into the
+// time inside MPI (clforge::mpi::stats: the exchanges and the agreements before them, waiting
+// for slower ranks included) and the rest (the rank's device work and host staging). Prints the
+// median over repetitions, as a Markdown table.
+#include <clforge/clforge.hpp>
+#include <clforge/mpi.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cf = clforge;
+namespace cm = clforge::mpi;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct sample {
+  double wall, mpi;  // seconds, this rank
+};
+
+// Runs `call` `repetitions` times after one warm-up; returns this rank's samples.
+std::vector<sample> measure(int repetitions, const std::function<void()>& call) {
+  call();  // builds kernels, fills pools
+  std::vector<sample> out;
+  for (int r = 0; r < repetitions; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    cm::reset_stats();
+    const double start = MPI_Wtime();
+    call();
+    const double wall = MPI_Wtime() - start;
+    out.push_back({wall, cm::stats().seconds});
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int log2 = 26, repetitions = 7;
+  for (int a = 1; a < argc; ++a) {
+    if (!std::strcmp(argv[a], "--log2") && a + 1 < argc)
+      log2 = std::atoi(argv[++a]);
+    else if (!std::strcmp(argv[a], "--repetitions") && a + 1 < argc)
+      repetitions = std::max(1, std::atoi(argv[++a]));
+    else {
+      if (rank == 0)
+        std::fprintf(stderr, "usage: clforge-mpi-bench [--log2 K] [--repetitions R]\n");
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  int code = 0;
+  try {
+    cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
+    cf::queue q(ctx);
+    const std::size_t n = std::size_t(1) << log2;
+    cm::distributed_array<cl_int> x(q, MPI_COMM_WORLD, n), y(q, MPI_COMM_WORLD, n);
+    {
+      // Each rank writes its own block (a scatter of 2^26 values from one rank would only
+      // measure the scatter). Values small enough that the sum stays exact in 64 bits.
+      std::vector<cl_int> block(x.local_size());
+      for (std::size_t k = 0; k < block.size(); ++k)
+        block[k] = static_cast<cl_int>((x.local_offset() + k) % 17) - 8;
+      if (!block.empty()) x.local().write(q, block.data(), 0, block.size());
+    }
+    long long expected = 0;
+    for (std::size_t k = 0; k < n; ++k) expected += static_cast<long long>(k % 17) - 8;
+
+    cl_long s = 0;
+    const auto sum = measure(repetitions, [&] { s = cm::sum<cl_long>(q, x); });
+    const auto scan = measure(repetitions, [&] {
+      cm::inclusive_scan(q, x, y);
+      q.finish();  // the scan returns when enqueued; time it to completion
+    });
+    cl_int last = 0;
+    {
+      std::vector<cl_int> tail = y.gather_to(ranks - 1);
+      if (rank == ranks - 1) last = tail.back();
+    }
+    if (s != expected) {
+      std::fprintf(stderr, "[rank %d] sum %lld, expected %lld\n", rank, (long long)s, expected);
+      code = 1;
+    }
+    if (rank == ranks - 1 && last != static_cast<cl_int>(expected)) {
+      std::fprintf(stderr, "[rank %d] scan ends at %d, expected %lld\n", rank, last, expected);
+      code = 1;
+    }
+
+    // Per job: the median over repetitions of the slowest rank's wall time; per rank, the
+    // median MPI and local times.
+    auto report = [&](const char* job, const std::vector<sample>& mine, double bytes_per_element) {
+      std::vector<double> all_wall(repetitions * ranks), all_mpi(repetitions * ranks);
+      std::vector<double> wall(repetitions), mpi(repetitions);
+      for (int r = 0; r < repetitions; ++r) wall[r] = mine[r].wall, mpi[r] = mine[r].mpi;
+      MPI_Gather(wall.data(), repetitions, MPI_DOUBLE, all_wall.data(), repetitions, MPI_DOUBLE, 0,
+                 MPI_COMM_WORLD);
+      MPI_Gather(mpi.data(), repetitions, MPI_DOUBLE, all_mpi.data(), repetitions, MPI_DOUBLE, 0,
+                 MPI_COMM_WORLD);
+      if (rank != 0) return;
+      std::vector<double> slowest(repetitions, 0);
+      for (int r = 0; r < repetitions; ++r)
+        for (int k = 0; k < ranks; ++k)
+          slowest[r] = std::max(slowest[r], all_wall[k * repetitions + r]);
+      const double t = median(slowest);
+      std::string per_rank;
+      for (int k = 0; k < ranks; ++k) {
+        std::vector<double> w(all_wall.begin() + k * repetitions,
+                              all_wall.begin() + (k + 1) * repetitions);
+        std::vector<double> m(all_mpi.begin() + k * repetitions,
+                              all_mpi.begin() + (k + 1) * repetitions);
+        std::vector<double> local(repetitions);
+        for (int r = 0; r < repetitions; ++r) local[r] = w[r] - m[r];
+        char cell[64];
+        std::snprintf(cell, sizeof cell, "%s%.1f / %.1f", k ? ", " : "", median(local) * 1e3,
+                      median(m) * 1e3);
+        per_rank += cell;
+      }
+      std::printf("| %-4s | %d | 2^%d | %.1f | %.2f | %s |\n", job, ranks, log2, t * 1e3,
+                  bytes_per_element * static_cast<double>(n) / t * 1e-9, per_rank.c_str());
+    };
+    if (rank == 0) {
+      std::printf("clforge-mpi-bench: %d rank(s), device of rank 0: %s, %d repetitions\n\n", ranks,
+                  ctx.info().name.c_str(), repetitions);
+      std::printf(
+          "| job | ranks | n | time ms (slowest rank, median) | GB/s | per rank: local ms / MPI ms "
+          "(median) |\n");
+      std::printf("|---|---|---|---|---|---|\n");
+    }
+    report("sum", sum, 4);
+    report("scan", scan, 8);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[rank %d] %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int worst = 0;
+  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
