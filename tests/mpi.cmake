@@ -26,3 +26,17 @@ if(TARGET clforge_mpi)
     clforge_add_mpi_test(mpi_disagree_np${ranks} test_mpi_disagree ${ranks} 60)
   endforeach()
 endif()
+
+# Package test for clforge::mpi: install, then a downstream project finds the mpi component and
+# runs a distributed sum (its own work directory, beside tests/package.cmake's).
+if(TARGET clforge_mpi)
+  add_test(NAME mpi_package_consumer
+    COMMAND ${CMAKE_COMMAND}
+      -DBUILD_DIR=${PROJECT_BINARY_DIR}
+      -DCONSUMER_SOURCE=${CMAKE_CURRENT_SOURCE_DIR}/mpi/consumer
+      -DWORK_DIR=${PROJECT_BINARY_DIR}/mpi-package-test
+      -DMPIEXEC=${MPIEXEC_EXECUTABLE}
+      -P ${CMAKE_CURRENT_SOURCE_DIR}/mpi/consumer/package_test.cmake)
+  set_tests_properties(mpi_package_consumer PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
+                                                       TIMEOUT 600 RESOURCE_LOCK clforge_mpi)
+endif()

@@ -9,6 +9,7 @@ packages=(
   pocl-opencl-icd                                 # an OpenCL device on any CPU (tests, CI)
   libgtest-dev libbenchmark-dev                   # tests, clforge-bench
   libxxhash-dev                                   # program-cache keys
+  libopenmpi-dev openmpi-bin                      # clforge::mpi and its tests (mpirun)
   clinfo                                          # to see what the ICD loader finds
   "$@"
 )

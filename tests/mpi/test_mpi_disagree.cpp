@@ -129,6 +129,35 @@ int main(int argc, char** argv) {
   expect_same_error("root out of range", [&] { x.gather_to(ranks); },
                     {"gather_to", "root " + std::to_string(ranks) + " is not a rank"});
 
+  expect_same_error("scatter_from length",
+                    [&] { x.scatter_from(0, std::vector<int>(rank == 0 ? 5 : 0, 1)); },
+                    {"rank 0 of", "scatter_from: root 0 passed 5 elements for an array of 1000"});
+
+  expect_same_error("copy_if layout",
+                    [&] {
+                      cm::distributed_array<int> shorter(q, world, n - 1);
+                      cm::copy_if(q, x, shorter, "x > 0");
+                    },
+                    {"copy_if: the output has 999 elements, the input 1000"});
+
+  expect_same_error("segmented scan",
+                    [&] {
+                      cf::scan_options o;
+                      o.is_segment_start = "i % 10 == 0";
+                      cm::scan_kernel<int> k(world, ctx, "global const int* x, global int* y",
+                                             "x[i]", "a + b", "0", "y[i] = item",
+                                             cf::scan_kind::inclusive, o);
+                    },
+                    {"segmented scans across ranks are not supported"});
+
+  expect_same_error(
+      "image not in rows",
+      [&] {
+        cm::distributed_array<cl_uchar> flat(q, world, 12 * 5);
+        cm::mask_into(q, cf::polygon_mask(ctx), {{0, 0}, {5, 0}, {0, 5}}, flat, 12, 5);
+      },
+      {"mask_into: the image must be a 12 x 5 distributed_array::rows"});
+
   // Still in step: a correct call works on every rank.
   const long total = cm::sum<long>(q, x);
   if (total != static_cast<long>(n)) {
