@@ -34,7 +34,7 @@ out=bench/results/mpi-${3:-pocl}-$(date +%Y-%m-%d).md
         env=(-x POCL_MAX_PTHREAD_COUNT=$share -x POCL_CPU_MAX_CU_NUM=$share)
       fi
       mpirun -np $ranks --oversubscribe "${env[@]}" "$bench" --log2 "$log2" --repetitions 7 |
-        { if [ $ranks = 1 ]; then grep '^|'; else grep -E '^\| (sum|scan) '; fi; }
+        { if [ $ranks = 1 ]; then grep '^|'; else grep -E '^\| (sum|scan)'; fi; }
     done
   done
   echo

@@ -518,7 +518,7 @@ scan_parts<T> make_scan_parts(const context& ctx, const std::string& arguments,
                         "if (i == cfmpi_rank) cfmpi_carry[0] = prev_item; "
                         "if (i == n - 1) cfmpi_carry[1] = item;",
                         scan_kind::inclusive, scan_part_options(options, "_carry", type, scan)),
-      local::scanner<T>(ctx, arguments + ", global const " + type + "* cfmpi_carry", input, scan,
+      local::scanner<T>(ctx, arguments + ", constant " + type + "* cfmpi_carry", input, scan,
                         neutral, scan_output_across_ranks(type, output), kind, base),
       uses_identifier(output, "last_item")};
 }
