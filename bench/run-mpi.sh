@@ -18,7 +18,9 @@ out=bench/results/mpi-${3:-pocl}-$(date +%Y-%m-%d).md
   echo "time: median over 7 repetitions of the slowest rank's wall time (barrier to return, the scan"
   echo "to completion). local: the rank's device work and host staging; MPI: time inside MPI calls"
   echo "(exchanges and agreements, waiting for slower ranks included). GB/s: 4 (sum) or 8 (scan)"
-  echo "bytes per element over that time."
+  echo "bytes per element over that time. \"blocks only\": each rank's single-device clforge::sum /"
+  echo "clforge::inclusive_scan on its block alone, all ranks at once (the device work without the"
+  echo "MPI layer's totals, carries and exchanges)."
   for threads in default per-rank-share; do
     echo
     if [ $threads = default ]; then
