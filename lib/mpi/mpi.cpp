@@ -113,12 +113,30 @@ std::uint64_t fingerprint(std::initializer_list<std::string_view> parts) {
   return h;
 }
 
+namespace {
+/// MPI aborts the job on a null communicator or before MPI_Init; say what is wrong instead.
+void require_usable(MPI_Comm comm) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    throw error(std::string("clforge::mpi: MPI is ") +
+                (finalized ? "already finalized" : "not initialized (call MPI_Init first)"));
+  if (comm == MPI_COMM_NULL)
+    throw error(
+        "clforge::mpi: the communicator is MPI_COMM_NULL (a default-constructed "
+        "distributed_array?)");
+}
+}  // namespace
+
 int comm_rank(MPI_Comm comm) {
+  require_usable(comm);
   int r = 0;
   check_mpi(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
   return r;
 }
 int comm_size(MPI_Comm comm) {
+  require_usable(comm);
   int s = 0;
   check_mpi(MPI_Comm_size(comm, &s), "MPI_Comm_size");
   return s;

@@ -158,6 +158,13 @@ int main(int argc, char** argv) {
       },
       {"mask_into: the image must be a 12 x 5 distributed_array::rows"});
 
+  expect_same_error("null communicator",
+                    [&] {
+                      cm::distributed_array<int> none;
+                      cm::sum<long>(q, none);
+                    },
+                    {"the communicator is MPI_COMM_NULL"});
+
   // Still in step: a correct call works on every rank.
   const long total = cm::sum<long>(q, x);
   if (total != static_cast<long>(n)) {
