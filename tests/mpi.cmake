@@ -25,6 +25,11 @@ if(TARGET clforge_mpi)
   foreach(ranks 2 3)
     clforge_add_mpi_test(mpi_disagree_np${ranks} test_mpi_disagree ${ranks} 60)
   endforeach()
+  # One rank compiles the kernels into the test cache first: several ranks starting cold would
+  # each compile every kernel at once on the same cores (minutes instead of seconds).
+  set_tests_properties(mpi_np1 PROPERTIES FIXTURES_SETUP clforge_mpi_kernels)
+  set_tests_properties(mpi_np2 mpi_np3 mpi_np4 mpi_disagree_np2 mpi_disagree_np3
+                       PROPERTIES FIXTURES_REQUIRED clforge_mpi_kernels)
 endif()
 
 # Package test for clforge::mpi: install, then a downstream project finds the mpi component and
