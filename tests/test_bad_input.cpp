@@ -54,7 +54,7 @@ TEST_F(bad_input, row01_unknown_clforge_device) {
   EXPECT_CLFORGE_ERROR(cf::context::create_default(),
                        {"CLFORGE_DEVICE=\"no-such-device-xyz\"",
                         "no platform or device name contains it", "Devices on this machine:",
-                        ctx().info().name, "Use \"gpu\", \"cpu\", \"accelerator\", \"P:D\""});
+                        ctx().info().name, "Use \"gpu\", \"cpu\", \"accelerator\", a device number, \"P:D\""});
   ::unsetenv("CLFORGE_DEVICE");
 }
 
