@@ -69,10 +69,34 @@ using same_t = typename same_type<T>::type;
 
 enum class distribution { bits, uniform, normal };
 
-/// The operation of the generator kernel for element type T (see the top of this file).
+/// The operation of the generator kernel for element type T (see the top of this file): whole
+/// blocks, or (edges) the partial blocks at the ends of the range.
 std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
-                                bool is_signed, distribution d);
+                                distribution d, bool edges);
 [[noreturn]] void throw_random_error(const std::string& what);
+void order_point(const queue& q);
+
+template <class T, class P>
+const elementwise_kernel& generator(const queue& q, distribution d, bool edges) {
+  const std::string key = std::string("random|") + std::to_string(static_cast<int>(d)) + "|" +
+                          type_name<T>() + (edges ? "|edges" : "");
+  return clforge::detail::cached_kernel<elementwise_kernel>(q.ctx(), key, [&](const context& ctx) {
+    clforge::detail::expression_source s;
+    s.uses<T>();
+    kernel_options options;
+    options.name = edges ? "clforge_random_edges" : "clforge_random";
+    options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
+    options.check_array_lengths = false;  // the blocks cover the array exactly
+    const std::string p = type_name<P>();
+    return elementwise_kernel(
+        ctx,
+        "global " + type_name<T>() +
+            "* a, ulong first, ulong end, ulong block0, ulong block1, uint k0, uint k1, " + p +
+            " p0, " + p + " p1",
+        generator_operation(type_name<T>(), std::is_floating_point_v<T>, sizeof(T), d, edges),
+        options);
+  });
+}
 
 template <class T, class P>
 event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std::uint64_t offset,
@@ -86,30 +110,24 @@ event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std:
   if (n > std::numeric_limits<std::uint64_t>::max() - offset)
     throw_random_error("offset + size passes 2^64");
   if (n == 0) return {};
-  const std::uint64_t block0 = offset / per_block;
-  const std::uint64_t blocks = (offset + n - 1) / per_block - block0 + 1;
-  const std::string key =
-      std::string("random|") + std::to_string(static_cast<int>(d)) + "|" + type_name<T>();
-  const elementwise_kernel& kernel =
-      clforge::detail::cached_kernel<elementwise_kernel>(q.ctx(), key, [&](const context& ctx) {
-        clforge::detail::expression_source s;
-        s.uses<T>();
-        kernel_options options;
-        options.name = "clforge_random";
-        options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
-        options.check_array_lengths = false;  // the blocks cover the array exactly
-        const std::string p = type_name<P>();
-        return elementwise_kernel(ctx,
-                                  "global " + type_name<T>() +
-                                      "* a, ulong first, ulong end, ulong block0, uint k0, "
-                                      "uint k1, " +
-                                      p + " p0, " + p + " p1",
-                                  generator_operation(type_name<T>(), std::is_floating_point_v<T>,
-                                                      sizeof(T), std::is_signed_v<T>, d),
-                                  options);
-      });
-  return kernel(q, clforge::range(static_cast<std::int64_t>(blocks)), a, offset, offset + n, block0,
-                static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32), p0, p1);
+  const std::uint64_t first = offset, end = offset + n;
+  // whole blocks [full0, full1); partial blocks at either end go to the edge kernel
+  const std::uint64_t full0 = (first + per_block - 1) / per_block, full1 = end / per_block;
+  std::uint64_t edge[2], edges = 0;
+  if (first % per_block != 0) edge[edges++] = first / per_block;
+  if (end % per_block != 0 && (edges == 0 || edge[0] != (end - 1) / per_block))
+    edge[edges++] = (end - 1) / per_block;
+  const cl_uint k0 = static_cast<cl_uint>(seed), k1 = static_cast<cl_uint>(seed >> 32);
+  event last;
+  if (edges > 0) {
+    last = generator<T, P>(q, d, true)(q, clforge::range(static_cast<std::int64_t>(edges)), a,
+                                       first, end, edge[0], edge[edges - 1], k0, k1, p0, p1);
+    if (full1 > full0) order_point(q);  // the returned event then covers both launches
+  }
+  if (full1 > full0)
+    last = generator<T, P>(q, d, false)(q, clforge::range(static_cast<std::int64_t>(full1 - full0)),
+                                        a, first, end, full0, full0, k0, k1, p0, p1);
+  return last;
 }
 }  // namespace detail
 

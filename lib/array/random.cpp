@@ -10,9 +10,14 @@ namespace clforge::random::detail {
   throw error("clforge::random::" + what);
 }
 
+namespace {
+void detail_check_barrier(cl_int code) {
+  clforge::detail::check(code, "clEnqueueBarrierWithWaitList");
+}
+}  // namespace
+
 std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
-                                bool is_signed, distribution d) {
-  (void)is_signed;  // integer ranges work in 64-bit two's complement either way
+                                distribution d, bool edges) {
   const bool wide = size == 8;
   const int per_block = wide ? 2 : 4;
   std::string values;  // T v0 .. v{per_block-1} from the words r.x r.y r.z r.w
@@ -60,22 +65,29 @@ std::string generator_operation(const std::string& type, bool is_floating, std::
       values += "  const " + type + " v" + std::to_string(k) + " = (" + type + ")" + bits + ";\n";
     }
   }
+  // edges: block `edge0` (i = 0) or `edge1` (i = 1), elements outside [first, end) skipped.
+  // Otherwise whole blocks block0 + i, stored without guards (what a vectorizer wants).
   std::string op =
-      "  const ulong b = block0 + i;\n"
+      std::string(edges ? "  const ulong b = i == 0 ? block0 : block1;\n"
+                        : "  const ulong b = block0 + i;\n") +
       "  const uint4 r = clforge_philox4x32((uint4)((uint)b, (uint)(b >> 32), 0u, 0u), "
       "(uint2)(k0, k1));\n" +
-      values + "  const ulong j = b * " + std::to_string(per_block) +
-      ";\n"
-      "  if (j >= first && j + " +
-      std::to_string(per_block) + " <= end) {\n";
-  for (int k = 0; k < per_block; ++k)
-    op += "    a[j - first + " + std::to_string(k) + "] = v" + std::to_string(k) + ";\n";
-  op += "  } else {\n";
-  for (int k = 0; k < per_block; ++k)
-    op += "    if (j + " + std::to_string(k) + " >= first && j + " + std::to_string(k) +
-          " < end) a[j + " + std::to_string(k) + " - first] = v" + std::to_string(k) + ";\n";
-  op += "  }";
+      values + "  const ulong j = b * " + std::to_string(per_block) + ";\n";
+  for (int k = 0; k < per_block; ++k) {
+    const std::string jk = "j + " + std::to_string(k);
+    if (edges)
+      op += "  if (" + jk + " >= first && " + jk + " < end) a[" + jk + " - first] = v" +
+            std::to_string(k) + ";\n";
+    else
+      op += "  a[" + jk + " - first] = v" + std::to_string(k) + ";\n";
+  }
   return op;
+}
+
+void order_point(const queue& q) {
+  // in-order queues keep the order by themselves
+  if (q.out_of_order())
+    detail_check_barrier(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr));
 }
 
 }  // namespace clforge::random::detail
