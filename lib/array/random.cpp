@@ -39,16 +39,18 @@ std::string generator_operation(const std::string& type, bool is_floating, std::
   } else if (is_floating) {
     // lo + (hi - lo) * u as fma(hi - lo, u, lo), kept below hi
     const std::string u01 = type == "float" ? "clforge_u01_float" : "clforge_u01_double";
+    // One fma: correctly rounded everywhere (a contracted a * b + c would differ by device).
+    // The value is at most hi; fmin with the float below hi turns hi into it and keeps every
+    // other value (a select on v < hi vectorized worse on PoCL).
     auto one = [&](int k, const std::string& words) {
-      std::string v = "v" + std::to_string(k);
-      // one fma: correctly rounded everywhere (a contracted a * b + c would differ by device)
-      return "  " + type + " " + v + " = fma(p1 - p0, " + u01 + "(" + words + "), p0);\n  " + v +
-             " = " + v + " < p1 ? " + v + " : nextafter(p1, p0);\n";
+      return "  const " + type + " v" + std::to_string(k) + " = fmin(fma(p1 - p0, " + u01 + "(" +
+             words + "), p0), below);\n";
     };
+    values = "  const " + type + " below = nextafter(p1, p0);\n";
     if (!wide)
-      values = one(0, "r.x") + one(1, "r.y") + one(2, "r.z") + one(3, "r.w");
+      values += one(0, "r.x") + one(1, "r.y") + one(2, "r.z") + one(3, "r.w");
     else
-      values = one(0, "r.x, r.y") + one(1, "r.z, r.w");
+      values += one(0, "r.x, r.y") + one(1, "r.z, r.w");
   } else {
     const char* words[] = {"r.x", "r.y", "r.z", "r.w"};
     for (int k = 0; k < per_block; ++k) {
