@@ -63,4 +63,27 @@ memory_pool& context::pool() const {
   return *state_->pool;
 }
 
+std::shared_ptr<void> context::attachment(
+    const std::string& key, const std::function<std::shared_ptr<void>()>& make) const {
+  if (!state_) throw error("context::attachment: empty context");
+  std::lock_guard<std::mutex> lock(state_->attachments_mutex);
+  auto found = state_->attachments.find(key);
+  if (found != state_->attachments.end()) return found->second;
+  std::shared_ptr<void> made = make();
+  state_->attachments.emplace(key, made);
+  return made;
+}
+
+namespace detail {
+struct context_access {
+  static context weak(const context& ctx) {
+    // The aliasing constructor with an empty owner: points at the state, owns nothing.
+    return context(std::shared_ptr<context_state>(std::shared_ptr<void>(), ctx.state_.get()));
+  }
+};
+context weak_context(const context& ctx) {
+  return context_access::weak(ctx);
+}
+}  // namespace detail
+
 }  // namespace clforge

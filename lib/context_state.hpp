@@ -28,6 +28,9 @@ struct context_state {
   device_info info;
   std::shared_ptr<memory_pool> pool;
   program_cache cache;
+  // Last member: destroyed first, while the pool and the program cache still exist.
+  std::mutex attachments_mutex;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> attachments;
 };
 
 }  // namespace clforge::detail

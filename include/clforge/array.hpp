@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -12,6 +14,11 @@
 #include "clforge/queue.hpp"
 
 namespace clforge {
+
+template <class T>
+class array;
+template <class T>
+class array_view;
 
 namespace detail {
 [[noreturn]] void throw_range_error(const char* what, std::size_t offset, std::size_t count,
@@ -56,6 +63,11 @@ class queue_temporary {
   const queue* queue_ = nullptr;
   std::shared_ptr<cl::Buffer> buffer_;
 };
+/// Array expressions (clforge/array_expr.hpp) derive from this tag.
+struct expression_base;
+template <class T, class E>
+void assign_expression(array<T>& target, const E& e);
+[[noreturn]] void throw_no_home_queue(const char* what);
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large
@@ -73,7 +85,9 @@ class array {
   /// `n` uninitialised elements from the pool of `ctx`.
   array(const context& ctx, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(detail::allocate_checked(ctx, n, sizeof(T))) {}
-  array(const queue& q, std::size_t n) : array(q.ctx(), n) {}
+  /// `n` uninitialised elements; the array remembers `q` as its home queue (array expressions
+  /// assigned to it run there).
+  array(const queue& q, std::size_t n) : array(q.ctx(), n) { home_queue_.emplace(q); }
   /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
   array(const context& ctx, const cl::Buffer& existing, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(std::make_shared<cl::Buffer>(existing)) {
@@ -102,6 +116,28 @@ class array {
   }
   array(const array&) = delete;
   array& operator=(const array&) = delete;
+
+  /// Evaluates an array expression (clforge/array_expr.hpp) into this array, as one kernel on
+  /// the home queue: `y = 2.0f * x + clforge::sin(y);`. Throws clforge::error without one.
+  template <class E, class = std::enable_if_t<std::is_base_of_v<detail::expression_base, E>>>
+  array& operator=(const E& expression) {
+    detail::assign_expression(*this, expression);
+    return *this;
+  }
+
+  /// The queue the array was made on (array(q, n), from_host, clone); throws clforge::error
+  /// for an array made on a context only. set_home_queue changes it.
+  const clforge::queue& home_queue() const {
+    if (!home_queue_) detail::throw_no_home_queue("array::home_queue");
+    return *home_queue_;
+  }
+  bool has_home_queue() const { return home_queue_.has_value(); }
+  void set_home_queue(const clforge::queue& q) { home_queue_.emplace(q); }
+
+  /// Elements start, start + step, ... up to stop (exclusive), Python slice rules (negative
+  /// values count from the end, out-of-range values are clamped, clforge::slice_none means
+  /// omitted). No copy: the view shares the buffer. See clforge/array_view.hpp.
+  array_view<T> view(std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
 
   /// Blocking upload of `host` into a new array.
   static array from_host(const queue& q, const T* host, std::size_t n) {
@@ -201,9 +237,11 @@ class array {
   }
 
  private:
+  friend class array_view<T>;
   context ctx_;
   std::size_t size_ = 0;
   std::shared_ptr<cl::Buffer> buffer_;
+  std::optional<clforge::queue> home_queue_;
 };
 
 namespace detail {
@@ -221,3 +259,5 @@ struct kernel_arg<array<T>> {
 }  // namespace detail
 
 }  // namespace clforge
+
+#include "clforge/array_view.hpp"

@@ -16,3 +16,7 @@
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"
+
+#include "clforge/array_expr.hpp"
+#include "clforge/complex.hpp"
+#include "clforge/random.hpp"

@@ -1,6 +1,7 @@
 // clforge::context: one device, its OpenCL context, program cache and memory pool.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,7 +14,8 @@ namespace clforge {
 
 namespace detail {
 struct context_state;
-}
+struct context_access;
+}  // namespace detail
 
 /// A shared handle: copies refer to the same OpenCL context, cache and pool. Thread-safe.
 class context {
@@ -49,9 +51,23 @@ class context {
   const void* identity() const { return state_.get(); }
   explicit operator bool() const { return state_ != nullptr; }
 
+  /// A per-context object of a layer above (e.g. the array-expression kernel cache): created
+  /// by `make` on the first call with `key`, kept by the context and released with it (before
+  /// its program cache and pool). Objects kept here must not hold a `context` handle (that
+  /// would keep the context alive forever); see detail::weak_context.
+  std::shared_ptr<void> attachment(const std::string& key,
+                                   const std::function<std::shared_ptr<void>()>& make) const;
+
  private:
+  friend struct detail::context_access;
   explicit context(std::shared_ptr<detail::context_state> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::context_state> state_;
 };
+
+namespace detail {
+/// A handle to `ctx` that does not keep it alive, for objects kept in ctx.attachment(): valid
+/// exactly as long as the context, which owns them.
+context weak_context(const context& ctx);
+}  // namespace detail
 
 }  // namespace clforge

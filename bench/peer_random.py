@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""cuRAND peer for clforge-bench's philox_uniform job: uniform float32 numbers in [0, 1) from
+Philox4x32-10 on an NVIDIA GPU, through CuPy (cupy.random.Generator with the Philox4x3210 bit
+generator, i.e. cuRAND's CURAND_RNG_PSEUDO_PHILOX4_32_10) and PyTorch (torch.rand on CUDA, whose
+default generator is Philox4x32-10 too). Also a device-to-device copy of the same bytes as the
+write-bandwidth reference.
+
+    python3 bench/peer_random.py [--log2 28] [--repeats 30]
+
+Prints the median time and GB/s (4 bytes written per number) of each; compare with
+philox_uniform/clforge in clforge-bench's table (same n) on the same device.
+"""
+import argparse
+import statistics
+
+
+def time_cuda(fn, repeats, start_event, end_event, synchronize):
+    fn()  # warm-up (plan creation, first launch)
+    synchronize()
+    times = []
+    for _ in range(repeats):
+        start = start_event()
+        end = end_event()
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start_elapsed(start, end) * 1e-3)
+    return statistics.median(times)
+
+
+def start_elapsed(start, end):
+    # CuPy: cupy.cuda.get_elapsed_time(start, end); torch: start.elapsed_time(end). Both in ms.
+    if hasattr(start, "elapsed_time"):
+        return start.elapsed_time(end)
+    import cupy
+
+    return cupy.cuda.get_elapsed_time(start, end)
+
+
+def report(name, seconds, n):
+    print(f"{name:32s} {seconds * 1e3:9.3f} ms  {4.0 * n / seconds / 1e9:8.1f} GB/s")
+
+
+def run_cupy(n, repeats):
+    import cupy
+
+    gen = cupy.random.Generator(cupy.random.Philox4x3210(seed=2026))
+    out = cupy.empty(n, dtype=cupy.float32)
+    src = cupy.zeros(n, dtype=cupy.float32)
+    ev = cupy.cuda.Event
+    sync = cupy.cuda.Device().synchronize
+    t = time_cuda(lambda: gen.random(n, dtype=cupy.float32, out=out), repeats, ev, ev, sync)
+    report("cupy Philox4x3210 random()", t, n)
+    # cuRAND's own host API (generate_uniform into an existing buffer)
+    from cupy.cuda import curand
+
+    g = curand.createGenerator(curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    curand.setPseudoRandomGeneratorSeed(g, 2026)
+    t = time_cuda(lambda: curand.generateUniform(g, out.data.ptr, n), repeats, ev, ev, sync)
+    report("curand generateUniform (Philox)", t, n)
+    t = time_cuda(lambda: out.__setitem__(slice(None), src), repeats, ev, ev, sync)
+    report("cupy device copy (write ref.)", t, n)
+
+
+def run_torch(n, repeats):
+    import torch
+
+    if not torch.cuda.is_available():
+        print("torch: no CUDA device")
+        return
+    torch.manual_seed(2026)
+    out = torch.empty(n, dtype=torch.float32, device="cuda")
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    t = time_cuda(lambda: out.uniform_(), repeats, ev, ev, torch.cuda.synchronize)
+    report("torch uniform_ (Philox)", t, n)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--log2", type=int, default=28)
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    n = 1 << args.log2
+    print(f"n = 2^{args.log2} float32 numbers, median of {args.repeats} runs (CUDA events)")
+    for runner in (run_cupy, run_torch):
+        try:
+            runner(n, args.repeats)
+        except ImportError as e:
+            print(f"{runner.__name__}: not installed ({e})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+// clforge::array_view<T>: a strided window into an array, made by array::view(start, stop, step)
+// with Python's slice rules. No copy: the view shares the array's buffer (and keeps it alive).
+//
+//   auto odd = x.view(1, cf::slice_none, 2);     // x[1::2]
+//   auto rev = x.view(cf::slice_none, cf::slice_none, -1);   // x[::-1]
+//   auto sub = rev.view(0, 10, 3);               // a view of a view composes: x[::-1][0:10:3]
+//   y = 2.0f * odd + 1.0f;                       // views work in array expressions ...
+//   float s = cf::sum(q, rev * rev);             // ... and reductions of expressions
+//   odd = cf::sin(odd);                          // and can be assigned to
+//
+// Element k of the view is element first() + k * step() of the underlying buffer (step may be
+// negative). Views are usable in array expressions (clforge/array_expr.hpp) and their
+// reductions; the snippet templates (elementwise_kernel, reduction_kernel, scan) take whole
+// arrays only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "clforge/algorithms/common.hpp"
+#include "clforge/array.hpp"
+
+namespace clforge {
+
+namespace detail {
+struct expression_base {};
+template <class T, class E>
+void assign_expression(const array_view<T>& target, const E& e);
+}  // namespace detail
+
+template <class T>
+class array_view : public detail::expression_base {
+ public:
+  using value_type = T;
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  /// Index in the underlying buffer of element 0, and the distance between elements.
+  std::int64_t first() const { return first_; }
+  std::int64_t step() const { return step_; }
+  const context& ctx() const { return ctx_; }
+  const cl::Buffer& buffer() const {
+    static const cl::Buffer none;
+    return buffer_ ? *buffer_ : none;
+  }
+  cl_mem get() const { return buffer()(); }
+  /// The home queue of the array the view was taken from (see array::home_queue).
+  const clforge::queue& home_queue() const {
+    if (!home_queue_) detail::throw_no_home_queue("array_view::home_queue");
+    return *home_queue_;
+  }
+  bool has_home_queue() const { return home_queue_.has_value(); }
+
+  /// A view of this view (Python slice rules against size()).
+  array_view view(std::int64_t start, std::int64_t stop, std::int64_t step = 1) const {
+    detail::resolved_range r =
+        detail::resolve_range(slice(start, stop, step), true, count_, "array_view::view");
+    array_view out = *this;
+    out.first_ = first_ + static_cast<std::int64_t>(r.first) * step_;
+    out.step_ = step_ * step;
+    out.count_ = static_cast<std::size_t>(r.count);
+    if (out.count_ == 0) out.first_ = 0;
+    return out;
+  }
+
+  /// Evaluates an array expression into the view's elements, on the home queue.
+  template <class E, class = std::enable_if_t<std::is_base_of_v<detail::expression_base, E>>>
+  array_view& operator=(const E& expression) {
+    detail::assign_expression(*this, expression);
+    return *this;
+  }
+  array_view(const array_view&) = default;
+  /// Assigning one view to another copies elements (like numpy), it does not rebind.
+  array_view& operator=(const array_view& other) {
+    detail::assign_expression(*this, other);
+    return *this;
+  }
+
+ private:
+  friend class array<T>;
+  array_view() = default;
+  context ctx_;
+  std::shared_ptr<cl::Buffer> buffer_;
+  std::optional<clforge::queue> home_queue_;
+  std::int64_t first_ = 0, step_ = 1;
+  std::size_t count_ = 0;
+};
+
+template <class T>
+array_view<T> array<T>::view(std::int64_t start, std::int64_t stop, std::int64_t step) const {
+  detail::resolved_range r =
+      detail::resolve_range(slice(start, stop, step), true, size_, "array::view");
+  array_view<T> out;
+  out.ctx_ = ctx_;
+  out.buffer_ = buffer_;
+  out.home_queue_ = home_queue_;
+  out.first_ = r.count == 0 ? 0 : static_cast<std::int64_t>(r.first);
+  out.step_ = step;
+  out.count_ = static_cast<std::size_t>(r.count);
+  return out;
+}
+
+}  // namespace clforge

@@ -1,0 +1,167 @@
+// Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; Random123's generator).
+//
+//   cf::random::uniform(q, x, seed);                 // float/double in [0, 1); integers: all bits
+//   cf::random::uniform(q, x, seed, -1.0f, 1.0f);    // [lo, hi)
+//   cf::random::normal(q, x, seed, 0.0f, 2.0f);      // mean 0, standard deviation 2
+//   cf::random::uniform(q, x, seed, lo, hi, 1000);   // the same numbers as elements 1000.. of a
+//                                                    // longer array (stream offset)
+//
+// Every number is a pure function of (seed, element index): element j of the stream uses
+// block b = j / E (E = 4 for types of 32 bits or less, E = 2 for 64-bit types) and word
+// j % E of the block's Philox4x32-10 output with counter (b mod 2^32, b / 2^32, 0, 0) and key
+// (seed mod 2^32, seed / 2^32); a 64-bit value takes words (2k, 2k+1) as (high, low). So the
+// same seed gives the same numbers on every device, work-group size and split into calls
+// (fill elements [k, n) with offset k). Values from a block's words w:
+//   float  uniform: fma(hi - lo, u, lo) with u = (w >> 8) * 2^-24 (one rounding, so the same
+//          on every device), kept below hi (a rounding up to hi gives the largest float below hi)
+//   double uniform: the same with 53 bits: (w_hi:w_lo >> 11) * 2^-53
+//   integer uniform: without bounds, the low bits of w (all bits of w_hi:w_lo for 64-bit types);
+//          with [lo, hi): lo + floor(w * (hi - lo) / 2^32) (2^64 for 64-bit types), which is
+//          biased by at most (hi - lo) / 2^32 (resp. 2^64) relative to exactly uniform
+//   normal (float, double): Box-Muller on consecutive pairs of uniforms (u1, u2), u1 in (0, 1]:
+//          r = sqrt(-2 log u1), element 2k = mean + sd * r cos(2 pi u2), 2k+1 = mean + sd * r
+//          sin(2 pi u2); a float block gives 2 pairs, a double block 1 pair.
+// The device's sqrt, log, sin and cos may differ from the host's in the last bits (OpenCL
+// allows a few ulp); uniform values are exact.
+// uniform and normal with one seed use the same counters: use different seeds for independent
+// streams. Periods: 2^64 blocks per seed.
+//
+// In your own kernels: put philox_header() in the preamble and call
+// clforge_philox4x32((uint4)(counter...), (uint2)(key...)), clforge_u01_float(word).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "clforge/array_expr.hpp"
+
+namespace clforge::random {
+
+/// OpenCL C source of clforge_philox4x32 and the u01 conversions (kernels/philox.cl).
+const std::string& philox_header();
+
+/// Philox4x32-10 on the host: the same function as the OpenCL header's.
+inline std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c,
+                                               std::array<std::uint32_t, 2> k) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] += 0x9E3779B9u;
+      k[1] += 0xBB67AE85u;
+    }
+    const std::uint64_t p0 = std::uint64_t{0xD2511F53u} * c[0];
+    const std::uint64_t p1 = std::uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k[0], static_cast<std::uint32_t>(p1),
+         static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k[1], static_cast<std::uint32_t>(p0)};
+  }
+  return c;
+}
+
+namespace detail {
+template <class T>
+struct same_type {
+  using type = T;
+};
+template <class T>
+using same_t = typename same_type<T>::type;
+
+enum class distribution { bits, uniform, normal };
+
+/// The operation of the generator kernel for element type T (see the top of this file): whole
+/// blocks, or (edges) the partial blocks at the ends of the range.
+std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
+                                distribution d, bool edges);
+[[noreturn]] void throw_random_error(const std::string& what);
+void order_point(const queue& q);
+
+template <class T, class P>
+const elementwise_kernel& generator(const queue& q, distribution d, bool edges) {
+  const std::string key = std::string("random|") + std::to_string(static_cast<int>(d)) + "|" +
+                          type_name<T>() + (edges ? "|edges" : "");
+  return clforge::detail::cached_kernel<elementwise_kernel>(q.ctx(), key, [&](const context& ctx) {
+    clforge::detail::expression_source s;
+    s.uses<T>();
+    kernel_options options;
+    options.name = edges ? "clforge_random_edges" : "clforge_random";
+    options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
+    options.check_array_lengths = false;  // the blocks cover the array exactly
+    const std::string p = type_name<P>();
+    return elementwise_kernel(
+        ctx,
+        "global " + type_name<T>() +
+            "* a, ulong first, ulong end, ulong block0, ulong block1, uint k0, uint k1, " + p +
+            " p0, " + p + " p1",
+        generator_operation(type_name<T>(), std::is_floating_point_v<T>, sizeof(T), d, edges),
+        options);
+  });
+}
+
+template <class T, class P>
+event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std::uint64_t offset,
+               distribution d) {
+  static_assert(clforge::detail::scalar_index<T>() >= 0,
+                "clforge::random: arrays of OpenCL scalar types (char .. ulong, float, double)");
+  if (q.ctx().identity() != a.ctx().identity())
+    throw_random_error("the queue belongs to another context than the array");
+  constexpr std::uint64_t per_block = sizeof(T) == 8 ? 2 : 4;
+  const std::uint64_t n = a.size();
+  if (n > std::numeric_limits<std::uint64_t>::max() - offset)
+    throw_random_error("offset + size passes 2^64");
+  if (n == 0) return {};
+  const std::uint64_t first = offset, end = offset + n;
+  // whole blocks [full0, full1); partial blocks at either end go to the edge kernel
+  const std::uint64_t full0 = (first + per_block - 1) / per_block, full1 = end / per_block;
+  std::uint64_t edge[2], edges = 0;
+  if (first % per_block != 0) edge[edges++] = first / per_block;
+  if (end % per_block != 0 && (edges == 0 || edge[0] != (end - 1) / per_block))
+    edge[edges++] = (end - 1) / per_block;
+  const cl_uint k0 = static_cast<cl_uint>(seed), k1 = static_cast<cl_uint>(seed >> 32);
+  event last;
+  if (edges > 0) {
+    last = generator<T, P>(q, d, true)(q, clforge::range(static_cast<std::int64_t>(edges)), a,
+                                       first, end, edge[0], edge[edges - 1], k0, k1, p0, p1);
+    if (full1 > full0) order_point(q);  // the returned event then covers both launches
+  }
+  if (full1 > full0)
+    last = generator<T, P>(q, d, false)(q, clforge::range(static_cast<std::int64_t>(full1 - full0)),
+                                        a, first, end, full0, full0, k0, k1, p0, p1);
+  return last;
+}
+}  // namespace detail
+
+/// Uniform numbers: float/double in [0, 1); integer types: uniformly random bits.
+template <class T>
+event uniform(const queue& q, array<T>& a, std::uint64_t seed) {
+  if constexpr (std::is_floating_point_v<T>)
+    return detail::generate<T, T>(q, a, seed, T(0), T(1), 0, detail::distribution::uniform);
+  else
+    return detail::generate<T, cl_ulong>(q, a, seed, 0, 0, 0, detail::distribution::bits);
+}
+/// Uniform numbers in [lo, hi) (lo < hi), from element `offset` of the stream of `seed`.
+template <class T>
+event uniform(const queue& q, array<T>& a, std::uint64_t seed, detail::same_t<T> lo,
+              detail::same_t<T> hi, std::uint64_t offset = 0) {
+  if (!(lo < hi)) detail::throw_random_error("uniform: needs lo < hi");
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!(hi - lo <= std::numeric_limits<T>::max()))
+      detail::throw_random_error("uniform: hi - lo overflows");
+    return detail::generate<T, T>(q, a, seed, lo, hi, offset, detail::distribution::uniform);
+  } else {
+    // lo and the width hi - lo, as 64-bit two's complement values
+    const cl_ulong width = static_cast<cl_ulong>(hi) - static_cast<cl_ulong>(lo);
+    return detail::generate<T, cl_ulong>(q, a, seed, static_cast<cl_ulong>(lo), width, offset,
+                                         detail::distribution::uniform);
+  }
+}
+/// Normally distributed float/double numbers (Box-Muller; sd >= 0).
+template <class T>
+event normal(const queue& q, array<T>& a, std::uint64_t seed, detail::same_t<T> mean = 0,
+             detail::same_t<T> sd = 1, std::uint64_t offset = 0) {
+  static_assert(std::is_floating_point_v<T>, "clforge::random::normal: float or double arrays");
+  if (!(sd >= 0)) detail::throw_random_error("normal: needs sd >= 0");
+  return detail::generate<T, T>(q, a, seed, mean, sd, offset, detail::distribution::normal);
+}
+
+}  // namespace clforge::random
