@@ -21,6 +21,17 @@ inline void check_range(const char* what, std::size_t offset, std::size_t count,
 }
 std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
                                              std::size_t element_size);
+// Byte-level buffer commands, compiled inside the library so that array<T> works whatever
+// CLHPP settings (exceptions or not) the including file uses; each throws clforge::error.
+std::size_t buffer_bytes(const cl::Buffer& buffer);
+event enqueue_read_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                         std::size_t bytes, void* dst);
+event enqueue_write_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                          std::size_t bytes, const void* src);
+event enqueue_fill_bytes(const queue& q, const cl::Buffer& buffer, const void* pattern,
+                         std::size_t pattern_bytes, std::size_t offset, std::size_t bytes);
+event enqueue_copy_bytes(const queue& q, const cl::Buffer& src, const cl::Buffer& dst,
+                         std::size_t src_offset, std::size_t dst_offset, std::size_t bytes);
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large
@@ -42,8 +53,7 @@ class array {
   /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
   array(const context& ctx, const cl::Buffer& existing, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(std::make_shared<cl::Buffer>(existing)) {
-    std::size_t bytes = detail::translate_cl_errors([&] { return existing.getInfo<CL_MEM_SIZE>(); },
-                                                    "wrapping a buffer");
+    std::size_t bytes = detail::buffer_bytes(existing);
     if (bytes / sizeof(T) < n)
       detail::throw_range_error("array: wrapped buffer", 0, n, bytes / sizeof(T));
   }
@@ -84,34 +94,21 @@ class array {
   event read_async(const queue& q, T* dst, std::size_t offset, std::size_t count) const {
     detail::check_range("array::read", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueReadBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), dst,
-                               nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_read_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), dst);
   }
   /// Non-blocking upload; `src` must stay valid until the event completes.
   event write_async(const queue& q, const T* src, std::size_t offset, std::size_t count) {
     detail::check_range("array::write", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueWriteBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), src,
-                                nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_write_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), src);
   }
   /// Sets [offset, offset + count) to `value` on the device.
   event fill(const queue& q, const T& value, std::size_t offset = 0, std::size_t count = npos) {
     if (count == npos) count = offset <= size_ ? size_ - offset : 0;
     detail::check_range("array::fill", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueFillBuffer(*buffer_, value, offset * sizeof(T), count * sizeof(T), nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_fill_bytes(q, *buffer_, &value, sizeof(T), offset * sizeof(T),
+                                      count * sizeof(T));
   }
   /// Device-side copy of `count` elements from this[src_offset] to dst[dst_offset].
   event copy_to(const queue& q, array& dst, std::size_t src_offset = 0, std::size_t dst_offset = 0,
@@ -120,12 +117,8 @@ class array {
     detail::check_range("array::copy_to (source)", src_offset, count, size_);
     detail::check_range("array::copy_to (destination)", dst_offset, count, dst.size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueCopyBuffer(*buffer_, *dst.buffer_, src_offset * sizeof(T),
-                               dst_offset * sizeof(T), count * sizeof(T), nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_copy_bytes(q, *buffer_, *dst.buffer_, src_offset * sizeof(T),
+                                      dst_offset * sizeof(T), count * sizeof(T));
   }
   /// A new array with the same contents.
   array clone(const queue& q) const {

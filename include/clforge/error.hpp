@@ -37,7 +37,10 @@ inline void check(cl_int code, const char* call) {
   if (code != CL_SUCCESS) throw_cl_error(call, code);
 }
 
+#if defined(CL_HPP_ENABLE_EXCEPTIONS)
 /// Runs `body`, turning CLHPP's cl::Error into clforge::error (cl::Error::what() is the call).
+/// For code built with CLHPP exceptions on (the library itself); the public headers' inline
+/// code never relies on it.
 template <class Body>
 decltype(auto) translate_cl_errors(Body&& body, const std::string& detail = {}) {
   try {
@@ -46,5 +49,6 @@ decltype(auto) translate_cl_errors(Body&& body, const std::string& detail = {}) 
     throw_cl_error(e.what(), e.err(), detail);
   }
 }
+#endif
 }  // namespace detail
 }  // namespace clforge

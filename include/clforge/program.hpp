@@ -56,7 +56,7 @@ class program {
 
   /// The kernel called `name`; created on first use and cached with the program.
   clforge::kernel get_kernel(const std::string& name) const;
-  /// Alias of get_kernel, the name the design brief uses.
+  /// Alias of get_kernel, the shorter spelling the examples use.
   clforge::kernel kernel(const std::string& name) const { return get_kernel(name); }
 
   const cl::Program& cl() const;
@@ -68,6 +68,10 @@ class program {
  private:
   std::shared_ptr<detail::program_state> state_;
 };
+
+/// The directory the program cache keeps built programs in, from CLFORGE_CACHE,
+/// CLFORGE_CACHE_DIR, XDG_CACHE_HOME and HOME (see the README); empty when the disk cache is off.
+std::string program_cache_directory();
 
 /// Counters of the program cache, per context. Read them in tests instead of timing.
 struct cache_stats {
