@@ -9,6 +9,11 @@ packages=(
   pocl-opencl-icd                                 # an OpenCL device on any CPU (tests, CI)
   libgtest-dev libbenchmark-dev                   # tests, clforge-bench
   libxxhash-dev                                   # program-cache keys
+  libcli11-dev                                    # the tools' command lines
+  zlib1g-dev                                      # clforge-demo's compressed mask.png
+  pkg-config                                      # the pkg-config consumer test
+  doxygen                                         # the API reference (cmake --build build --target docs)
+  python3-matplotlib                              # bench/plot.py (pip is refused on Debian 12)
   clinfo                                          # to see what the ICD loader finds
   "$@"
 )
