@@ -13,25 +13,27 @@
 namespace clforge {
 
 namespace detail {
-[[noreturn]] void throw_range_error(const char* what, std::size_t offset, std::size_t count,
-                                    std::size_t size);
+[[noreturn]] CLFORGE_API void throw_range_error(const char* what, std::size_t offset,
+                                                std::size_t count, std::size_t size);
 /// Checks offset + count <= size without overflow.
 inline void check_range(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
   if (offset > size || count > size - offset) throw_range_error(what, offset, count, size);
 }
-std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
-                                             std::size_t element_size);
+CLFORGE_API std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
+                                                         std::size_t element_size);
 // Byte-level buffer commands, compiled inside the library so that array<T> works whatever
 // CLHPP settings (exceptions or not) the including file uses; each throws clforge::error.
-std::size_t buffer_bytes(const cl::Buffer& buffer);
-event enqueue_read_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
-                         std::size_t bytes, void* dst);
-event enqueue_write_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
-                          std::size_t bytes, const void* src);
-event enqueue_fill_bytes(const queue& q, const cl::Buffer& buffer, const void* pattern,
-                         std::size_t pattern_bytes, std::size_t offset, std::size_t bytes);
-event enqueue_copy_bytes(const queue& q, const cl::Buffer& src, const cl::Buffer& dst,
-                         std::size_t src_offset, std::size_t dst_offset, std::size_t bytes);
+CLFORGE_API std::size_t buffer_bytes(const cl::Buffer& buffer);
+CLFORGE_API event enqueue_read_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                                     std::size_t bytes, void* dst);
+CLFORGE_API event enqueue_write_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                                      std::size_t bytes, const void* src);
+CLFORGE_API event enqueue_fill_bytes(const queue& q, const cl::Buffer& buffer, const void* pattern,
+                                     std::size_t pattern_bytes, std::size_t offset,
+                                     std::size_t bytes);
+CLFORGE_API event enqueue_copy_bytes(const queue& q, const cl::Buffer& src, const cl::Buffer& dst,
+                                     std::size_t src_offset, std::size_t dst_offset,
+                                     std::size_t bytes);
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large

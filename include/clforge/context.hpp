@@ -16,7 +16,7 @@ struct context_state;
 }
 
 /// A shared handle: copies refer to the same OpenCL context, cache and pool. Thread-safe.
-class context {
+class CLFORGE_API context {
  public:
   /// An empty handle; assign a real context before use.
   context() = default;

@@ -11,7 +11,7 @@
 namespace clforge {
 
 /// What clforge knows about one device; read once when a context is made.
-struct device_info {
+struct CLFORGE_API device_info {
   std::size_t platform_index = 0;
   std::size_t device_index = 0;
   std::string platform_name;
@@ -36,7 +36,7 @@ struct device_info {
 };
 
 /// Reads the properties of a device (platform and device indices are left at 0).
-device_info query_device_info(const cl::Device& device);
+CLFORGE_API device_info query_device_info(const cl::Device& device);
 
 /// A device on this machine, in platform order then device order.
 struct device_entry {
@@ -45,7 +45,7 @@ struct device_entry {
 };
 
 /// Every OpenCL device of every platform. Empty (not an error) when there is no platform.
-std::vector<device_entry> list_devices();
+CLFORGE_API std::vector<device_entry> list_devices();
 
 /// Picks a device for `spec` (the CLFORGE_DEVICE grammar) among `candidates`' infos; returns its
 /// index in `candidates`. Pure: no OpenCL calls, so it is testable and fuzzable.
@@ -56,11 +56,12 @@ std::vector<device_entry> list_devices();
 ///                         (case-insensitive), else whose vendor or platform version does,
 ///                         e.g. "nvidia", "h100", "pocl" (in PoCL's platform version)
 /// Throws clforge::error listing the devices when nothing matches.
-std::size_t choose_device(std::string_view spec, const std::vector<device_info>& candidates);
+CLFORGE_API std::size_t choose_device(std::string_view spec,
+                                      const std::vector<device_info>& candidates);
 
 /// The device CLFORGE_DEVICE (or `spec` when given) selects on this machine.
-cl::Device select_device(std::string_view spec);
+CLFORGE_API cl::Device select_device(std::string_view spec);
 /// select_device with the value of the CLFORGE_DEVICE environment variable ("" when unset).
-cl::Device default_device();
+CLFORGE_API cl::Device default_device();
 
 }  // namespace clforge

@@ -9,11 +9,11 @@
 namespace clforge {
 
 /// Name of an OpenCL error code, e.g. "CL_INVALID_WORK_GROUP_SIZE" for -54.
-const char* error_name(cl_int code);
+CLFORGE_API const char* error_name(cl_int code);
 
 /// Every failure in clforge surfaces as this. For OpenCL failures `call()` names the API call
 /// and `code()` the error code; for usage errors the code is CL_SUCCESS and only what() speaks.
-class error : public std::runtime_error {
+class CLFORGE_API error : public std::runtime_error {
  public:
   explicit error(const std::string& message) : std::runtime_error(message) {}
   error(const std::string& call, cl_int code, const std::string& detail = {});

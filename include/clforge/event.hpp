@@ -8,7 +8,7 @@
 
 namespace clforge {
 
-class event {
+class CLFORGE_API event {
  public:
   event() = default;
   explicit event(cl::Event handle) : handle_(std::move(handle)) {}
@@ -29,6 +29,6 @@ class event {
 };
 
 /// Waits for every event in `events`.
-void wait_all(const std::vector<event>& events);
+CLFORGE_API void wait_all(const std::vector<event>& events);
 
 }  // namespace clforge

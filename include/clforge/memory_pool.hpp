@@ -23,7 +23,7 @@ struct pool_stats {
 /// Buffers are handed out as shared handles; when the last handle goes, the buffer returns to
 /// the pool. Reuse is safe for work on one in-order queue (clforge's default); a buffer freed
 /// while another queue still uses it needs that queue finished first, as with any allocator.
-class memory_pool : public std::enable_shared_from_this<memory_pool> {
+class CLFORGE_API memory_pool : public std::enable_shared_from_this<memory_pool> {
  public:
   memory_pool(cl::Context context, std::size_t max_alloc_bytes);
 

@@ -27,7 +27,7 @@ struct program_state;
 }  // namespace detail
 
 /// A kernel of a built program. Cheap to copy (a shared handle).
-class kernel {
+class CLFORGE_API kernel {
  public:
   kernel() = default;
   /// Wraps an existing CLHPP kernel (interop); `device` is the one it will run on.
@@ -47,7 +47,7 @@ class kernel {
 };
 
 /// A built program. Obtain one from context::build (cached) or wrap a CLHPP program.
-class program {
+class CLFORGE_API program {
  public:
   program() = default;
   explicit program(std::shared_ptr<detail::program_state> state) : state_(std::move(state)) {}
@@ -71,7 +71,7 @@ class program {
 
 /// The directory the program cache keeps built programs in, from CLFORGE_CACHE,
 /// CLFORGE_CACHE_DIR, XDG_CACHE_HOME and HOME (see the README); empty when the disk cache is off.
-std::string program_cache_directory();
+CLFORGE_API std::string program_cache_directory();
 
 /// Counters of the program cache, per context. Read them in tests instead of timing.
 struct cache_stats {

@@ -74,20 +74,21 @@ struct kernel_arg<local<T>> {
 };
 
 /// Fills in a local size (when not given) and rounds the global size up to it.
-void resolve_range(const kernel_state& k, ndrange& range);
-[[noreturn]] void throw_arg_count_error(const kernel_state& k, std::size_t given);
-[[noreturn]] void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code);
+CLFORGE_API void resolve_range(const kernel_state& k, ndrange& range);
+[[noreturn]] CLFORGE_API void throw_arg_count_error(const kernel_state& k, std::size_t given);
+[[noreturn]] CLFORGE_API void throw_set_arg_error(const kernel_state& k, cl_uint index,
+                                                  cl_int code);
 /// Enqueues with the arguments already set. Translates errors into clforge::error.
 /// want_event false: no event is created and an empty one returned. (Events cost: on an H100
 /// a launch with an event took ~14 us of host time; internal launches whose event nobody
 /// reads, such as a reduction's first stage or a call whose result is read back with a
 /// blocking read, skip it.)
-event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range,
-                     bool want_event = true);
+CLFORGE_API event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k,
+                                 const ndrange& range, bool want_event = true);
 }  // namespace detail
 
 /// An in-order command queue with profiling enabled.
-class queue {
+class CLFORGE_API queue {
  public:
   explicit queue(const context& ctx);
   /// Wraps an existing CLHPP queue (interop); it must belong to `ctx`'s context and device.

@@ -47,8 +47,8 @@ struct resolved_range {
 };
 /// Resolves `r` against `length` (the first array's length; `has_length` false when there is no
 /// array). `who` names the kernel in errors.
-resolved_range resolve_range(const index_range& r, bool has_length, std::size_t length,
-                             const std::string& who);
+CLFORGE_API resolved_range resolve_range(const index_range& r, bool has_length, std::size_t length,
+                                         const std::string& who);
 inline resolved_range whole_range(std::size_t length) {
   return {0, 1, length, length};
 }

@@ -25,7 +25,7 @@ namespace detail {
 struct elementwise_state;
 }
 
-class elementwise_kernel {
+class CLFORGE_API elementwise_kernel {
  public:
   elementwise_kernel() = default;
   /// Generates and builds the kernel. Throws clforge::error for a bad argument list, a name

@@ -73,14 +73,15 @@ struct polygon_input {
 struct polygon_mask_state;
 
 /// Validates, generates (or finds) the program and launches it; returns the kernel's event.
-event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polygon_input& in,
-                          cl_mem image, std::size_t image_size, const std::string& out_type,
-                          const void* value, std::size_t value_size, polygon_store store,
-                          std::size_t width, std::size_t height,
-                          const polygon_mask_options& options);
+CLFORGE_API event launch_polygon_mask(polygon_mask_state& state, const queue& q,
+                                      const polygon_input& in, cl_mem image, std::size_t image_size,
+                                      const std::string& out_type, const void* value,
+                                      std::size_t value_size, polygon_store store,
+                                      std::size_t width, std::size_t height,
+                                      const polygon_mask_options& options);
 }  // namespace detail
 
-class polygon_mask {
+class CLFORGE_API polygon_mask {
  public:
   polygon_mask() = default;
   explicit polygon_mask(const context& ctx);

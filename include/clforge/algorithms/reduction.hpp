@@ -78,7 +78,7 @@ namespace detail {
 /// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
 /// program, its kernels and the launch plan. Construction renders and builds; run() only sets
 /// arguments and enqueues.
-class reduction_engine {
+class CLFORGE_API reduction_engine {
  public:
   struct description {
     std::string arguments;  // parameter list
@@ -133,9 +133,10 @@ class reduction_engine {
 };
 
 /// A one-element device buffer from the pool, for results read back to the host.
-std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
+CLFORGE_API std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
 /// Blocking read of `bytes` from `buffer` into `dst` (after everything queued before).
-void read_result(const queue& q, const cl::Buffer& buffer, void* dst, std::size_t bytes);
+CLFORGE_API void read_result(const queue& q, const cl::Buffer& buffer, void* dst,
+                             std::size_t bytes);
 
 }  // namespace detail
 

@@ -116,7 +116,7 @@ std::size_t argument_length(const array<T>& a) {
 }
 
 /// The type-independent part of scan_kernel (lib/algorithms/scan.cpp).
-class scan_core {
+class CLFORGE_API scan_core {
  public:
   scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
             std::string_view input_expr, std::string_view scan_expr, std::string_view neutral,
@@ -202,9 +202,10 @@ namespace detail {
 /// A scan_kernel cached per (context, value type, key), built on first use. Entries live until
 /// the program exits (and keep their context alive); the algorithm and tile shape are fixed when
 /// an entry is built (CLFORGE_SCAN_* read then).
-std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
-                                  std::shared_ptr<void> (*make)(const context&, const void*),
-                                  const void* make_argument);
+CLFORGE_API std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
+                                              std::shared_ptr<void> (*make)(const context&,
+                                                                            const void*),
+                                              const void* make_argument);
 
 template <class K, class Make>
 const K& cached(const context& ctx, const std::string& key, const Make& make) {
@@ -253,9 +254,10 @@ event exclusive_scan(const queue& q, const array<T>& in, array<T>& out,
 }
 
 namespace detail {
-std::string selection_preamble(const std::string& type, const std::string& predicate,
-                               const std::string& preamble);
-void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same);
+CLFORGE_API std::string selection_preamble(const std::string& type, const std::string& predicate,
+                                           const std::string& preamble);
+CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size_t out_size,
+                                 bool same);
 
 template <class T, class Count>
 const scan_kernel<Count>& selection_kernel(const context& ctx, bool partition,
