@@ -44,13 +44,16 @@ class array {
   static_assert(std::is_trivially_copyable_v<T>, "clforge::array<T> needs trivially copyable T");
 
  public:
+  /// "To the end": the default count of fill and copy_to.
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+  /// The element type.
   using value_type = T;
 
   array() = default;
   /// `n` uninitialised elements from the pool of `ctx`.
   array(const context& ctx, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(detail::allocate_checked(ctx, n, sizeof(T))) {}
+  /// `n` uninitialised elements from the pool of the queue's context.
   array(const queue& q, std::size_t n) : array(q.ctx(), n) {}
   /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
   array(const context& ctx, const cl::Buffer& existing, std::size_t n)
@@ -59,11 +62,15 @@ class array {
     if (bytes / sizeof(T) < n)
       detail::throw_range_error("array: wrapped buffer", 0, n, bytes / sizeof(T));
   }
+  /// Wraps a raw buffer of at least n elements (interop); it is retained, the caller keeps its
+  /// reference.
   static array wrap(const context& ctx, cl_mem existing, std::size_t n) {
     return array(ctx, cl::Buffer(existing, /*retainObject=*/true), n);
   }
 
+  /// Moves the buffer; the source is left empty.
   array(array&&) noexcept = default;
+  /// Moves the buffer; the source is left empty.
   array& operator=(array&&) noexcept = default;
   array(const array&) = delete;
   array& operator=(const array&) = delete;
@@ -74,6 +81,7 @@ class array {
     a.write(q, host, 0, n);
     return a;
   }
+  /// Blocking upload of `host` into a new array.
   static array from_host(const queue& q, const std::vector<T>& host) {
     return from_host(q, host.data(), host.size());
   }
@@ -129,15 +137,20 @@ class array {
     return out;
   }
 
+  /// Number of elements.
   std::size_t size() const { return size_; }
+  /// True when size() == 0.
   bool empty() const { return size_ == 0; }
+  /// size() * sizeof(T).
   std::size_t bytes() const { return size_ * sizeof(T); }
+  /// The context the buffer belongs to.
   const context& ctx() const { return ctx_; }
   /// The OpenCL buffer (may be larger than bytes(): pool size classes). Empty when size() == 0.
   const cl::Buffer& buffer() const {
     static const cl::Buffer none;
     return buffer_ ? *buffer_ : none;
   }
+  /// The raw buffer handle (not retained); null when size() == 0.
   cl_mem get() const { return buffer()(); }
 
  private:

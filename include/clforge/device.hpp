@@ -12,22 +12,39 @@ namespace clforge {
 
 /// What clforge knows about one device; read once when a context is made.
 struct CLFORGE_API device_info {
+  /// Index of the platform in the ICD loader's list.
   std::size_t platform_index = 0;
+  /// Index of the device within its platform.
   std::size_t device_index = 0;
+  /// CL_PLATFORM_NAME.
   std::string platform_name;
+  /// CL_PLATFORM_VERSION.
   std::string platform_version;
+  /// CL_DEVICE_NAME.
   std::string name;
+  /// CL_DEVICE_VENDOR.
   std::string vendor;
+  /// CL_DRIVER_VERSION.
   std::string driver_version;
+  /// CL_DEVICE_OPENCL_C_VERSION.
   std::string opencl_c_version;
+  /// CL_DEVICE_TYPE.
   cl_device_type type = 0;
+  /// CL_DEVICE_MAX_COMPUTE_UNITS.
   cl_uint compute_units = 0;
+  /// CL_DEVICE_MAX_WORK_GROUP_SIZE.
   std::size_t max_work_group_size = 0;
+  /// CL_DEVICE_GLOBAL_MEM_SIZE.
   std::size_t global_mem_bytes = 0;
+  /// CL_DEVICE_MAX_MEM_ALLOC_SIZE.
   std::size_t max_alloc_bytes = 0;
+  /// CL_DEVICE_LOCAL_MEM_SIZE.
   std::size_t local_mem_bytes = 0;
+  /// True when the device supports double.
   bool has_fp64 = false;
+  /// True for a GPU.
   bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
+  /// True for a CPU device.
   bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
   /// "gpu", "cpu", "accelerator" or "other".
   std::string type_name() const;
@@ -40,7 +57,9 @@ CLFORGE_API device_info query_device_info(const cl::Device& device);
 
 /// A device on this machine, in platform order then device order.
 struct device_entry {
+  /// The device.
   cl::Device device;
+  /// What clforge found out about it.
   device_info info;
 };
 

@@ -15,11 +15,16 @@ CLFORGE_API const char* error_name(cl_int code);
 /// and `code()` the error code; for usage errors the code is CL_SUCCESS and only what() speaks.
 class CLFORGE_API error : public std::runtime_error {
  public:
+  /// A usage error: `message` says what was wrong.
   explicit error(const std::string& message) : std::runtime_error(message) {}
+  /// An OpenCL failure of `call` with `code`; `detail` is appended to the message.
   error(const std::string& call, cl_int code, const std::string& detail = {});
 
+  /// The OpenCL call that failed (empty for usage errors).
   const std::string& call() const { return call_; }
+  /// The OpenCL error code (CL_SUCCESS for usage errors).
   cl_int code() const { return code_; }
+  /// The name of code(), e.g. "CL_OUT_OF_RESOURCES".
   const char* code_name() const { return error_name(code_); }
 
  private:

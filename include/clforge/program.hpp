@@ -33,13 +33,20 @@ class CLFORGE_API kernel {
   /// Wraps an existing CLHPP kernel (interop); `device` is the one it will run on.
   kernel(const cl::Kernel& handle, const cl::Device& device);
 
+  /// The kernel function's name.
   const std::string& name() const { return state_->name; }
+  /// Number of kernel arguments.
   cl_uint num_args() const { return state_->num_args; }
+  /// CL_KERNEL_WORK_GROUP_SIZE on the context's device.
   std::size_t work_group_size() const { return state_->work_group_size; }
+  /// CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE.
   std::size_t preferred_multiple() const { return state_->preferred_multiple; }
+  /// The CLHPP kernel.
   const cl::Kernel& cl() const { return state_->handle; }
+  /// False for an empty handle.
   explicit operator bool() const { return state_ != nullptr; }
 
+  /// The shared state the launcher uses (implementation detail).
   detail::kernel_state& state() const { return *state_; }
 
  private:
@@ -50,6 +57,7 @@ class CLFORGE_API kernel {
 class CLFORGE_API program {
  public:
   program() = default;
+  /// Wraps the library's program state (used by context::build).
   explicit program(std::shared_ptr<detail::program_state> state) : state_(std::move(state)) {}
   /// Wraps an already built CLHPP program (interop).
   program(const cl::Program& built, const cl::Device& device);
@@ -59,10 +67,13 @@ class CLFORGE_API program {
   /// Alias of get_kernel, the shorter spelling the examples use.
   clforge::kernel kernel(const std::string& name) const { return get_kernel(name); }
 
+  /// The CLHPP program.
   const cl::Program& cl() const;
   /// Source the program was built from (empty for wrapped programs).
   const std::string& source() const;
+  /// Build options the program was built with.
   const std::string& options() const;
+  /// False for an empty handle.
   explicit operator bool() const { return state_ != nullptr; }
 
  private:
@@ -75,9 +86,13 @@ CLFORGE_API std::string program_cache_directory();
 
 /// Counters of the program cache, per context. Read them in tests instead of timing.
 struct cache_stats {
+  /// Builds served from memory.
   std::size_t memory_hits = 0;
+  /// Builds loaded from the disk cache.
   std::size_t disk_hits = 0;
+  /// Builds that ran the compiler.
   std::size_t compiles = 0;
+  /// Entries written to the disk cache.
   std::size_t disk_writes = 0;
   /// Disk entries found but refused (bad checksum, wrong key, truncated, failed to load):
   /// each was rebuilt from source and replaced.

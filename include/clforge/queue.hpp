@@ -17,13 +17,20 @@ namespace clforge {
 /// given, the launcher picks one and rounds the global size up to a multiple of it, so kernels
 /// must guard with the true size they receive as an argument.
 struct ndrange {
+  /// Number of dimensions, 1 to 3.
   std::size_t dims = 1;
+  /// Global size per dimension (the true size; rounded up at launch).
   std::array<std::size_t, 3> global{1, 1, 1};
-  std::array<std::size_t, 3> local{0, 0, 0};  // 0: chosen automatically
+  /// Local size per dimension; 0: chosen automatically.
+  std::array<std::size_t, 3> local{0, 0, 0};
+  /// Global offset per dimension.
   std::array<std::size_t, 3> offset{0, 0, 0};
 
+  /// A 1-D range of x work-items.
   explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
+  /// A 2-D range of x by y work-items.
   ndrange(std::size_t x, std::size_t y) : dims(2), global{x, y, 1} {}
+  /// A 3-D range.
   ndrange(std::size_t x, std::size_t y, std::size_t z) : dims(3), global{x, y, z} {}
 
   /// Fixes the local size; the global size is still rounded up to a multiple of it.
@@ -31,17 +38,21 @@ struct ndrange {
     local = {x, y, z};
     return *this;
   }
+  /// Sets the global offset.
   ndrange& with_offset(std::size_t x, std::size_t y = 0, std::size_t z = 0) {
     offset = {x, y, z};
     return *this;
   }
+  /// Number of work-items the range asks for.
   std::size_t total() const { return global[0] * global[1] * global[2]; }
 };
 
 /// Local (work-group shared) memory argument of `count` elements of T.
 template <class T>
 struct local {
+  /// `count` elements of T.
   explicit local(std::size_t count) : count(count) {}
+  /// Number of elements.
   std::size_t count;
 };
 
@@ -90,14 +101,18 @@ CLFORGE_API event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k,
 /// An in-order command queue with profiling enabled.
 class CLFORGE_API queue {
  public:
+  /// A new in-order queue with profiling on the context's device.
   explicit queue(const context& ctx);
   /// Wraps an existing CLHPP queue (interop); it must belong to `ctx`'s context and device.
   queue(const context& ctx, const cl::CommandQueue& existing);
   /// Wraps a raw handle (interop); it is retained.
   static queue wrap(const context& ctx, cl_command_queue existing);
 
+  /// The context of the queue.
   const context& ctx() const { return ctx_; }
+  /// The CLHPP command queue.
   const cl::CommandQueue& cl() const { return handle_; }
+  /// The raw handle (not retained).
   cl_command_queue get() const { return handle_(); }
   /// Whether the queue runs commands out of order (only a wrapped queue can). Templates that
   /// enqueue dependent commands, or reuse pooled temporaries, put barriers between them then.
@@ -119,7 +134,9 @@ class CLFORGE_API queue {
     return detail::enqueue_kernel(handle_, state, range);
   }
 
+  /// Blocks until every command on the queue has finished (clFinish).
   void finish() const;
+  /// Submits the queued commands to the device (clFlush).
   void flush() const;
 
  private:

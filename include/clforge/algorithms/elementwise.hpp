@@ -25,6 +25,8 @@ namespace detail {
 struct elementwise_state;
 }
 
+/// A map over indices: runs a snippet statement for every i of a range (PyOpenCL's
+/// ElementwiseKernel).
 class CLFORGE_API elementwise_kernel {
  public:
   elementwise_kernel() = default;

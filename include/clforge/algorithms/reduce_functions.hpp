@@ -32,6 +32,7 @@
 namespace clforge {
 
 template <class T>
+/// A map-then-reduce over indices (PyOpenCL's ReductionKernel); defined in reduction.hpp.
 class reduction_kernel;
 
 enum class summation {

@@ -68,6 +68,7 @@
 
 namespace clforge {
 
+/// Options of a reduction_kernel: the kernel options and the reduction's shape.
 struct reduction_options : kernel_options {
   /// Kahan-compensated sequential sums (float or double sums only, reduce "a + b").
   bool compensated = false;
@@ -108,7 +109,9 @@ class CLFORGE_API reduction_engine {
   const std::string& who() const { return who_; }
   const std::vector<parameter>& parameters() const { return params_; }
   bool checks_lengths() const { return check_lengths_; }
+  /// The generated OpenCL source.
   const std::string& source() const { return built_.source(); }
+  /// The kernel shape in use.
   const kernel_shape& shape() const { return shape_; }
   std::size_t type_size() const { return type_size_; }
 
@@ -141,6 +144,8 @@ CLFORGE_API void read_result(const queue& q, const cl::Buffer& buffer, void* dst
 }  // namespace detail
 
 template <class T>
+/// A map-then-reduce over indices (PyOpenCL's ReductionKernel): the map expression for every i,
+/// combined with the reduce expression from the neutral value.
 class reduction_kernel {
   static_assert(std::is_trivially_copyable_v<T>, "reduction_kernel<T> needs trivially copyable T");
 
@@ -178,6 +183,7 @@ class reduction_kernel {
     detail::argument_list bound = bind(args...);
     return launch(q, result, whole(bound), bound);
   }
+  /// As into(), over the indices of `r` (clforge::range or clforge::slice).
   template <class... Args>
   event into(const queue& q, array<T>& result, const index_range& r, const Args&... args) const {
     detail::argument_list bound = bind(args...);
@@ -191,7 +197,9 @@ class reduction_kernel {
     return result;
   }
 
+  /// The generated OpenCL source.
   const std::string& source() const { return engine().source(); }
+  /// The kernel shape in use.
   const kernel_shape& shape() const { return engine().shape(); }
 
  private:
