@@ -5,7 +5,8 @@
 #define CL_HPP_ENABLE_EXCEPTIONS
 #endif
 #define CL_HPP_TARGET_OPENCL_VERSION COEXIST_TARGET
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
+// CLHPP 2023.02 itself needs a minimum below 1.2 or at least the target when the target is 2.0+.
+#define CL_HPP_MINIMUM_OPENCL_VERSION COEXIST_TARGET
 
 #if defined(COEXIST_CLHPP_FIRST)
 #include <CL/opencl.hpp>
