@@ -20,6 +20,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "cli.hpp"
 #include "first_call.hpp"
 
 namespace clforge_bench {
@@ -131,6 +132,7 @@ struct result {
 
 class collecting_reporter : public benchmark::ConsoleReporter {
  public:
+  using ConsoleReporter::ConsoleReporter;
   std::vector<result> results;
   std::map<std::string, std::pair<const case_spec*, std::size_t>> names;
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -311,22 +313,6 @@ std::string paired_report(bool quick) {
   return any ? md.str() : "";
 }
 
-void usage() {
-  std::cout << "clforge-bench [options] [Google Benchmark options]\n"
-               "  --device SPEC      device (default: $CLFORGE_DEVICE), e.g. gpu, pocl, 0:1\n"
-               "  --quick            sizes 2^16, 2^20, 2^24 and short runs (a smoke run)\n"
-               "  --min-log2 K       smallest n = 2^K (default 16)\n"
-               "  --max-log2 K       largest n = 2^K (default 28)\n"
-               "  --filter REGEX     only cases whose name job/impl/n matches\n"
-               "  --json FILE        Google Benchmark's JSON output\n"
-               "  --markdown FILE    the ratio table as Markdown\n"
-               "  --no-first-call    skip the first-call latency measurement\n"
-               "  --no-reports       skip the reports (launch overhead)\n"
-               "  --repetitions K    run every case K times, interleaved in random order; the\n"
-               "                     table shows each case's median (steadier on shared hosts)\n"
-               "  --min-time SECONDS time each case for at least this long (default 0.5)\n";
-}
-
 }  // namespace
 }  // namespace clforge_bench
 
@@ -350,45 +336,56 @@ int main(int argc, char** argv) {
   if (env_device) s.device = env_device;
   std::vector<std::string> passthrough = {argv[0]};
   double min_time = 0.5;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "clforge-bench: " << a << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      usage();
-      passthrough.push_back("--help");
-    } else if (a == "--device")
-      s.device = value();
-    else if (a == "--quick")
-      s.quick = true;
-    else if (a == "--min-log2")
-      s.min_log2 = std::stoi(value());
-    else if (a == "--max-log2")
-      s.max_log2 = std::stoi(value());
-    else if (a == "--filter") {
-      s.filter = value();
-      passthrough.push_back("--benchmark_filter=" + s.filter);
-    } else if (a == "--json") {
-      passthrough.push_back("--benchmark_out=" + value());
-      passthrough.push_back("--benchmark_out_format=json");
-    } else if (a == "--markdown")
-      s.markdown_path = value();
-    else if (a == "--no-first-call")
-      s.first_call = false;
-    else if (a == "--no-reports")
-      s.reports = false;
-    else if (a == "--repetitions") {
-      passthrough.push_back("--benchmark_repetitions=" + value());
-      passthrough.push_back("--benchmark_enable_random_interleaving=true");
-    } else if (a == "--min-time")
-      min_time = std::stod(value());
-    else
-      passthrough.push_back(a);
+  std::string json_path, repetitions;
+  CLI::App app(
+      "clforge-bench: clforge against hand-written kernels, OpenMP and library peers, with "
+      "ratios measured side by side in one run. Options starting with --benchmark_ go to Google "
+      "Benchmark.",
+      "clforge-bench");
+  clforge_cli::add_version(app);
+  app.add_option("--device", s.device, "device (default: $CLFORGE_DEVICE), e.g. gpu, pocl, 0:1");
+  app.add_flag("--quick", s.quick, "sizes 2^16, 2^20, 2^24 and short runs (a smoke run)");
+  app.add_option("--min-log2", s.min_log2, "smallest n = 2^K")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 40));
+  app.add_option("--max-log2", s.max_log2, "largest n = 2^K")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 40));
+  app.add_option("--filter", s.filter, "only cases whose name job/impl/n matches REGEX");
+  app.add_option("--json", json_path, "Google Benchmark's JSON output to FILE");
+  app.add_option("--markdown", s.markdown_path, "the ratio table as Markdown to FILE");
+  bool no_first_call = false, no_reports = false;
+  app.add_flag("--no-first-call", no_first_call, "skip the first-call latency measurement");
+  app.add_flag("--no-reports", no_reports, "skip the reports (side-by-side rounds, launches)");
+  app.add_option("--repetitions", repetitions,
+                 "run every case K times, interleaved in random order; the table shows each "
+                 "case's median (steadier on shared hosts)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--min-time", min_time, "time each case for at least SECONDS")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  // Google Benchmark's own options pass through; anything else unknown is a usage error.
+  app.allow_extras();
+  if (int status = clforge_cli::parse(app, argc, argv); status >= 0) return status;
+  for (const std::string& extra : app.remaining()) {
+    if (extra.rfind("--benchmark_", 0) != 0) {
+      std::cerr << "clforge-bench: unknown option " << extra << "\n"
+                << "usage: clforge-bench [OPTIONS] [--benchmark_...]   (clforge-bench --help "
+                   "lists them)\n";
+      return 2;
+    }
+    passthrough.push_back(extra);
+  }
+  s.first_call = !no_first_call;
+  s.reports = !no_reports;
+  if (!s.filter.empty()) passthrough.push_back("--benchmark_filter=" + s.filter);
+  if (!json_path.empty()) {
+    passthrough.push_back("--benchmark_out=" + json_path);
+    passthrough.push_back("--benchmark_out_format=json");
+  }
+  if (!repetitions.empty()) {
+    passthrough.push_back("--benchmark_repetitions=" + repetitions);
+    passthrough.push_back("--benchmark_enable_random_interleaving=true");
   }
   if (s.quick) {
     s.min_log2 = std::max(s.min_log2, 16);
@@ -402,7 +399,9 @@ int main(int argc, char** argv) {
     if (const char* wait = std::getenv("OMP_WAIT_POLICY"))
       std::printf("OpenMP references with OMP_WAIT_POLICY=%s\n", wait);
     register_device_copy();
-    collecting_reporter reporter;
+    // Colour only on a terminal: redirected output (bench/results/*/console.txt) stays plain.
+    collecting_reporter reporter(isatty(fileno(stdout)) ? benchmark::ConsoleReporter::OO_Defaults
+                                                        : benchmark::ConsoleReporter::OO_Tabular);
     for (const case_spec& c : registry()) {
       if (c.cpu_only && !device_is_cpu()) continue;
       std::vector<std::size_t> sizes = c.sizes.empty() ? default_sizes() : c.sizes;

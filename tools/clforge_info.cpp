@@ -1,25 +1,88 @@
-// clforge-info: the OpenCL devices on this machine, and the one CLFORGE_DEVICE selects.
+// clforge-info: the OpenCL devices on this machine, the one CLFORGE_DEVICE selects, and where
+// the program cache lives; --json prints the same for scripts.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include <clforge/clforge.hpp>
 
-int main(int argc, char** argv) {
-  std::string spec = std::getenv("CLFORGE_DEVICE") ? std::getenv("CLFORGE_DEVICE") : "";
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if ((arg == "--device" || arg == "-d") && i + 1 < argc) {
-      spec = argv[++i];
-    } else if (arg.rfind("--device=", 0) == 0) {
-      spec = arg.substr(9);
-    } else {
-      std::cout << "usage: clforge-info [--device SPEC]\n"
-                   "Lists OpenCL platforms and devices; '*' marks the one SPEC (default: "
-                   "$CLFORGE_DEVICE) selects.\n";
-      return arg == "--help" || arg == "-h" ? 0 : 2;
+#include "cli.hpp"
+
+namespace {
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
     }
   }
+  return out + "\"";
+}
+
+void print_json(const std::vector<clforge::device_info>& infos, std::size_t chosen,
+                const std::string& spec, const std::string& choice_error) {
+  std::printf("{\n  \"clforge_version\": %s,\n  \"devices\": [",
+              json_string(CLFORGE_VERSION_STRING).c_str());
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    const clforge::device_info& d = infos[i];
+    std::printf(
+        "%s\n    {\"platform_index\": %zu, \"device_index\": %zu, \"name\": %s, \"vendor\": %s, "
+        "\"platform\": %s, \"platform_version\": %s, \"driver_version\": %s, "
+        "\"opencl_c_version\": %s, \"type\": %s, \"compute_units\": %u, "
+        "\"max_work_group_size\": %zu, \"global_mem_bytes\": %zu, \"max_alloc_bytes\": %zu, "
+        "\"local_mem_bytes\": %zu, \"fp64\": %s}",
+        i ? "," : "", d.platform_index, d.device_index, json_string(d.name).c_str(),
+        json_string(d.vendor).c_str(), json_string(d.platform_name).c_str(),
+        json_string(d.platform_version).c_str(), json_string(d.driver_version).c_str(),
+        json_string(d.opencl_c_version).c_str(), json_string(d.type_name()).c_str(),
+        d.compute_units, d.max_work_group_size, d.global_mem_bytes, d.max_alloc_bytes,
+        d.local_mem_bytes, d.has_fp64 ? "true" : "false");
+  }
+  std::printf("\n  ],\n  \"device_spec\": %s,\n", json_string(spec).c_str());
+  if (chosen < infos.size())
+    std::printf("  \"chosen\": {\"platform_index\": %zu, \"device_index\": %zu},\n",
+                infos[chosen].platform_index, infos[chosen].device_index);
+  else
+    std::printf("  \"chosen\": null,\n  \"error\": %s,\n", json_string(choice_error).c_str());
+  const std::string cache = clforge::program_cache_directory();
+  std::printf("  \"cache_directory\": %s\n}\n",
+              cache.empty() ? "null" : json_string(cache).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string spec = std::getenv("CLFORGE_DEVICE") ? std::getenv("CLFORGE_DEVICE") : "";
+  bool json = false;
+  CLI::App app(
+      "clforge-info: lists OpenCL platforms and devices; '*' marks the one SPEC (default: "
+      "$CLFORGE_DEVICE) selects.",
+      "clforge-info");
+  clforge_cli::add_version(app);
+  app.add_option("-d,--device", spec, "device spec: gpu, cpu, pocl, nvidia, P:D ...");
+  app.add_flag("--json", json, "print devices, the chosen one and the cache directory as JSON");
+  if (int status = clforge_cli::parse(app, argc, argv); status >= 0) return status;
   try {
     std::vector<clforge::device_entry> devices = clforge::list_devices();
     std::vector<clforge::device_info> infos;
@@ -30,6 +93,10 @@ int main(int argc, char** argv) {
       chosen = clforge::choose_device(spec, infos);
     } catch (const clforge::error& e) {
       choice_error = e.what();
+    }
+    if (json) {
+      print_json(infos, chosen, spec, choice_error);
+      return choice_error.empty() ? 0 : 1;
     }
     std::printf("%zu OpenCL device(s)\n", infos.size());
     for (std::size_t i = 0; i < infos.size(); ++i) {
@@ -48,6 +115,8 @@ int main(int argc, char** argv) {
       std::printf("      work-group    up to %zu items;  fp64: %s\n", d.max_work_group_size,
                   d.has_fp64 ? "yes" : "no");
     }
+    const std::string cache = clforge::program_cache_directory();
+    std::printf("program cache: %s\n", cache.empty() ? "off" : cache.c_str());
     if (!choice_error.empty()) {
       std::cerr << "clforge-info: " << choice_error << '\n';
       return 1;

@@ -10,6 +10,11 @@ packages=(
   libgtest-dev libbenchmark-dev                   # tests, clforge-bench
   libxxhash-dev                                   # program-cache keys
   libopenmpi-dev openmpi-bin                      # clforge::mpi and its tests (mpirun)
+  libcli11-dev                                    # the tools' command lines
+  zlib1g-dev                                      # clforge-demo's compressed mask.png
+  pkg-config                                      # the pkg-config consumer test
+  doxygen                                         # the API reference (cmake --build build --target docs)
+  python3-matplotlib                              # bench/plot.py (pip is refused on Debian 12)
   clinfo                                          # to see what the ICD loader finds
   "$@"
 )

@@ -21,14 +21,27 @@ template <class T>
 class array_view;
 
 namespace detail {
-[[noreturn]] void throw_range_error(const char* what, std::size_t offset, std::size_t count,
-                                    std::size_t size);
+[[noreturn]] CLFORGE_API void throw_range_error(const char* what, std::size_t offset,
+                                                std::size_t count, std::size_t size);
 /// Checks offset + count <= size without overflow.
 inline void check_range(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
   if (offset > size || count > size - offset) throw_range_error(what, offset, count, size);
 }
-std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
-                                             std::size_t element_size);
+CLFORGE_API std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
+                                                         std::size_t element_size);
+// Byte-level buffer commands, compiled inside the library so that array<T> works whatever
+// CLHPP settings (exceptions or not) the including file uses; each throws clforge::error.
+CLFORGE_API std::size_t buffer_bytes(const cl::Buffer& buffer);
+CLFORGE_API event enqueue_read_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                                     std::size_t bytes, void* dst);
+CLFORGE_API event enqueue_write_bytes(const queue& q, const cl::Buffer& buffer, std::size_t offset,
+                                      std::size_t bytes, const void* src);
+CLFORGE_API event enqueue_fill_bytes(const queue& q, const cl::Buffer& buffer, const void* pattern,
+                                     std::size_t pattern_bytes, std::size_t offset,
+                                     std::size_t bytes);
+CLFORGE_API event enqueue_copy_bytes(const queue& q, const cl::Buffer& src, const cl::Buffer& dst,
+                                     std::size_t src_offset, std::size_t dst_offset,
+                                     std::size_t bytes);
 
 /// A pooled temporary for commands on `q`: when it goes out of scope (or on release()), the
 /// buffer is handed back fenced by a marker of `q`, so another queue cannot get it while the
@@ -78,7 +91,9 @@ class array {
   static_assert(std::is_trivially_copyable_v<T>, "clforge::array<T> needs trivially copyable T");
 
  public:
+  /// "To the end": the default count of fill and copy_to.
   static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+  /// The element type.
   using value_type = T;
 
   array() = default;
@@ -91,11 +106,12 @@ class array {
   /// Wraps an existing buffer of at least n elements (interop); the pool does not take it.
   array(const context& ctx, const cl::Buffer& existing, std::size_t n)
       : ctx_(ctx), size_(n), buffer_(std::make_shared<cl::Buffer>(existing)) {
-    std::size_t bytes = detail::translate_cl_errors([&] { return existing.getInfo<CL_MEM_SIZE>(); },
-                                                    "wrapping a buffer");
+    std::size_t bytes = detail::buffer_bytes(existing);
     if (bytes / sizeof(T) < n)
       detail::throw_range_error("array: wrapped buffer", 0, n, bytes / sizeof(T));
   }
+  /// Wraps a raw buffer of at least n elements (interop); it is retained, the caller keeps its
+  /// reference.
   static array wrap(const context& ctx, cl_mem existing, std::size_t n) {
     return array(ctx, cl::Buffer(existing, /*retainObject=*/true), n);
   }
@@ -106,6 +122,7 @@ class array {
       : ctx_(std::move(other.ctx_)),
         size_(std::exchange(other.size_, 0)),
         buffer_(std::move(other.buffer_)) {}
+  /// Moves `other` in; it is left empty.
   array& operator=(array&& other) noexcept {
     if (this != &other) {
       ctx_ = std::move(other.ctx_);
@@ -145,6 +162,7 @@ class array {
     a.write(q, host, 0, n);
     return a;
   }
+  /// Blocking upload of `host` into a new array.
   static array from_host(const queue& q, const std::vector<T>& host) {
     return from_host(q, host.data(), host.size());
   }
@@ -167,34 +185,21 @@ class array {
   event read_async(const queue& q, T* dst, std::size_t offset, std::size_t count) const {
     detail::check_range("array::read", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueReadBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), dst,
-                               nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_read_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), dst);
   }
   /// Non-blocking upload; `src` must stay valid until the event completes.
   event write_async(const queue& q, const T* src, std::size_t offset, std::size_t count) {
     detail::check_range("array::write", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueWriteBuffer(*buffer_, CL_FALSE, offset * sizeof(T), count * sizeof(T), src,
-                                nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_write_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), src);
   }
   /// Sets [offset, offset + count) to `value` on the device.
   event fill(const queue& q, const T& value, std::size_t offset = 0, std::size_t count = npos) {
     if (count == npos) count = offset <= size_ ? size_ - offset : 0;
     detail::check_range("array::fill", offset, count, size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueFillBuffer(*buffer_, value, offset * sizeof(T), count * sizeof(T), nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_fill_bytes(q, *buffer_, &value, sizeof(T), offset * sizeof(T),
+                                      count * sizeof(T));
   }
   /// Device-side copy of `count` elements from this[src_offset] to dst[dst_offset].
   event copy_to(const queue& q, array& dst, std::size_t src_offset = 0, std::size_t dst_offset = 0,
@@ -203,12 +208,8 @@ class array {
     detail::check_range("array::copy_to (source)", src_offset, count, size_);
     detail::check_range("array::copy_to (destination)", dst_offset, count, dst.size_);
     if (count == 0) return {};
-    return detail::translate_cl_errors([&] {
-      cl::Event e;
-      q.cl().enqueueCopyBuffer(*buffer_, *dst.buffer_, src_offset * sizeof(T),
-                               dst_offset * sizeof(T), count * sizeof(T), nullptr, &e);
-      return event(e);
-    });
+    return detail::enqueue_copy_bytes(q, *buffer_, *dst.buffer_, src_offset * sizeof(T),
+                                      dst_offset * sizeof(T), count * sizeof(T));
   }
   /// A new array with the same contents.
   array clone(const queue& q) const {
@@ -217,15 +218,20 @@ class array {
     return out;
   }
 
+  /// Number of elements.
   std::size_t size() const { return size_; }
+  /// True when size() == 0.
   bool empty() const { return size_ == 0; }
+  /// size() * sizeof(T).
   std::size_t bytes() const { return size_ * sizeof(T); }
+  /// The context the buffer belongs to.
   const context& ctx() const { return ctx_; }
   /// The OpenCL buffer (may be larger than bytes(): pool size classes). Empty when size() == 0.
   const cl::Buffer& buffer() const {
     static const cl::Buffer none;
     return buffer_ ? *buffer_ : none;
   }
+  /// The raw buffer handle (not retained); null when size() == 0.
   cl_mem get() const { return buffer()(); }
 
   /// Empties the array; its buffer goes back to the pool once the commands enqueued so far on

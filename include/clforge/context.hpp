@@ -18,7 +18,7 @@ struct context_access;
 }  // namespace detail
 
 /// A shared handle: copies refer to the same OpenCL context, cache and pool. Thread-safe.
-class context {
+class CLFORGE_API context {
  public:
   /// An empty handle; assign a real context before use.
   context() = default;
@@ -33,10 +33,13 @@ class context {
   /// Wraps raw handles (interop); both are retained, the caller keeps its own references.
   static context wrap(cl_context existing, cl_device_id device);
 
+  /// The CLHPP context.
   const cl::Context& cl() const;
+  /// The device everything runs on.
   const cl::Device& device() const;
   /// The raw handle, e.g. to pass to code that uses the C API.
   cl_context get() const { return cl()(); }
+  /// What the device is and can do.
   const device_info& info() const;
 
   /// Builds `source` with `options`, through the program cache: memory, then disk, then the
@@ -44,11 +47,14 @@ class context {
   /// around each reported error.
   program build(const std::string& source, const std::string& options = "") const;
 
+  /// Counters of this context's program cache.
   cache_stats program_cache_stats() const;
+  /// The pool arrays of this context allocate from.
   memory_pool& pool() const;
 
   /// A value unique to this context, for caches keyed by context in the layers above.
   const void* identity() const { return state_.get(); }
+  /// False for an empty handle.
   explicit operator bool() const { return state_ != nullptr; }
 
   /// A per-context object of a layer above (e.g. the array-expression kernel cache): created

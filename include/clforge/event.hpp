@@ -8,20 +8,26 @@
 
 namespace clforge {
 
-class event {
+/// A command on a queue: wait for it, read its profiling times. Empty events (from empty
+/// operations) are complete.
+class CLFORGE_API event {
  public:
   event() = default;
+  /// Wraps a CLHPP event.
   explicit event(cl::Event handle) : handle_(std::move(handle)) {}
 
   /// Blocks until the command has finished (no-op for an empty event).
   void wait() const;
   /// Device time from start to end of the command, in nanoseconds (waits for it first).
   std::uint64_t elapsed_ns() const;
+  /// elapsed_ns() in milliseconds.
   double elapsed_ms() const { return static_cast<double>(elapsed_ns()) * 1e-6; }
   /// Device time from the start of this command to the end of `last` (both on one queue).
   std::uint64_t elapsed_ns_until(const event& last) const;
 
+  /// The CLHPP event.
   const cl::Event& cl() const { return handle_; }
+  /// False for an empty event.
   explicit operator bool() const { return handle_() != nullptr; }
 
  private:
@@ -29,6 +35,6 @@ class event {
 };
 
 /// Waits for every event in `events`.
-void wait_all(const std::vector<event>& events);
+CLFORGE_API void wait_all(const std::vector<event>& events);
 
 }  // namespace clforge

@@ -12,12 +12,18 @@
 
 namespace clforge {
 
+/// Counters of a memory_pool.
 struct pool_stats {
-  std::size_t hits = 0;          // allocations served from a kept buffer
-  std::size_t misses = 0;        // allocations that created a new buffer
-  std::size_t held_buffers = 0;  // buffers kept for reuse right now
+  /// Allocations served from a kept buffer.
+  std::size_t hits = 0;
+  /// Allocations that created a new buffer.
+  std::size_t misses = 0;
+  /// Buffers kept for reuse right now.
+  std::size_t held_buffers = 0;
+  /// Bytes kept for reuse right now.
   std::size_t held_bytes = 0;
-  std::size_t retries = 0;  // failed allocations retried after freeing every kept buffer
+  /// Failed allocations retried after freeing every kept buffer.
+  std::size_t retries = 0;
 };
 
 /// Buffers are handed out as shared handles; when the last handle goes, the buffer returns to
@@ -27,8 +33,9 @@ struct pool_stats {
 /// later commands run after the pending ones). clforge's own temporaries are released this way,
 /// so several queues and threads can share one context. A handle simply dropped is reusable at
 /// once: drop it only when nothing pending uses it (as with any allocator).
-class memory_pool : public std::enable_shared_from_this<memory_pool> {
+class CLFORGE_API memory_pool : public std::enable_shared_from_this<memory_pool> {
  public:
+  /// A pool for buffers of `context`, none larger than `max_alloc_bytes`.
   memory_pool(cl::Context context, std::size_t max_alloc_bytes);
 
   /// A buffer of at least `bytes` bytes (rounded up to its size class). Zero bytes gives an
@@ -45,6 +52,7 @@ class memory_pool : public std::enable_shared_from_this<memory_pool> {
                             bool in_order);
   /// Frees every kept buffer.
   void release_all();
+  /// The counters so far.
   pool_stats stats() const;
 
   /// The size class `bytes` is rounded up to: powers of two up to 64 KiB, then steps of an

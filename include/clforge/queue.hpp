@@ -14,7 +14,7 @@
 namespace clforge {
 
 namespace detail {
-[[noreturn]] void throw_range_overflow(const std::array<std::size_t, 3>& global);
+[[noreturn]] CLFORGE_API void throw_range_overflow(const std::array<std::size_t, 3>& global);
 }  // namespace detail
 
 /// A 1-, 2- or 3-D launch range. A launch runs exactly `global` work-items. Without a local
@@ -24,23 +24,35 @@ namespace detail {
 /// multiple of the local size, for kernels that guard with the true size they receive as an
 /// argument.
 struct ndrange {
+  /// Number of dimensions, 1 to 3.
   std::size_t dims = 1;
+  /// Global size per dimension (the true size; rounded up at launch).
   std::array<std::size_t, 3> global{1, 1, 1};
-  std::array<std::size_t, 3> local{0, 0, 0};  // 0: chosen automatically
+  /// Local size per dimension; 0: chosen automatically.
+  std::array<std::size_t, 3> local{0, 0, 0};
+  /// Global offset per dimension.
   std::array<std::size_t, 3> offset{0, 0, 0};
-  bool pad = false;  // round the global size up to a multiple of the local size
+  /// Round the global size up to a multiple of the local size (see padded()).
+  bool pad = false;
 
+  /// A 1-D range of x work-items.
   explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
+  /// A 2-D range of x by y work-items.
   ndrange(std::size_t x, std::size_t y) : dims(2), global{x, y, 1} {}
+  /// A 3-D range.
   ndrange(std::size_t x, std::size_t y, std::size_t z) : dims(3), global{x, y, z} {}
 
   /// A range whose global size may be rounded up to a multiple of the local size (automatic or
   /// fixed): the kernel then runs extra work-items and must guard against them.
   static ndrange padded(std::size_t x) { return ndrange(x).with_padding(); }
+  /// padded() in 2-D.
+  /// padded() in 2-D.
   static ndrange padded(std::size_t x, std::size_t y) { return ndrange(x, y).with_padding(); }
+  /// padded() in 3-D.
   static ndrange padded(std::size_t x, std::size_t y, std::size_t z) {
     return ndrange(x, y, z).with_padding();
   }
+  /// Marks this range as padded (see padded()).
   ndrange& with_padding() {
     pad = true;
     return *this;
@@ -51,6 +63,7 @@ struct ndrange {
     local = {x, y, z};
     return *this;
   }
+  /// Sets the global offset.
   ndrange& with_offset(std::size_t x, std::size_t y = 0, std::size_t z = 0) {
     offset = {x, y, z};
     return *this;
@@ -70,7 +83,9 @@ struct ndrange {
 /// Local (work-group shared) memory argument of `count` elements of T.
 template <class T>
 struct local {
+  /// `count` elements of T.
   explicit local(std::size_t count) : count(count) {}
+  /// Number of elements.
   std::size_t count;
 };
 
@@ -108,34 +123,39 @@ template <class T, class Enable = void>
 struct argument_context {
   static cl_context of(const T&) { return nullptr; }
 };
-[[noreturn]] void throw_other_context_error(const kernel_state& k, cl_uint index);
+[[noreturn]] CLFORGE_API void throw_other_context_error(const kernel_state& k, cl_uint index);
 
 /// Checks the range and fills in a local size when none is given: the preferred shape where it
 /// divides the global size, else 0 (the driver chooses). A padded range has its global size
 /// rounded up to the local size instead; any other fixed local size must divide it.
-void resolve_range(const kernel_state& k, ndrange& range);
-[[noreturn]] void throw_arg_count_error(const kernel_state& k, std::size_t given);
-[[noreturn]] void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code);
+CLFORGE_API void resolve_range(const kernel_state& k, ndrange& range);
+[[noreturn]] CLFORGE_API void throw_arg_count_error(const kernel_state& k, std::size_t given);
+[[noreturn]] CLFORGE_API void throw_set_arg_error(const kernel_state& k, cl_uint index,
+                                                  cl_int code);
 /// Enqueues with the arguments already set. Translates errors into clforge::error.
 /// want_event false: no event is created and an empty one returned. (Events cost: on an H100
 /// a launch with an event took ~14 us of host time; internal launches whose event nobody
 /// reads, such as a reduction's first stage or a call whose result is read back with a
 /// blocking read, skip it.)
-event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range,
-                     bool want_event = true);
+CLFORGE_API event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k,
+                                 const ndrange& range, bool want_event = true);
 }  // namespace detail
 
 /// An in-order command queue with profiling enabled.
-class queue {
+class CLFORGE_API queue {
  public:
+  /// A new in-order queue with profiling on the context's device.
   explicit queue(const context& ctx);
   /// Wraps an existing CLHPP queue (interop); it must belong to `ctx`'s context and device.
   queue(const context& ctx, const cl::CommandQueue& existing);
   /// Wraps a raw handle (interop); it is retained.
   static queue wrap(const context& ctx, cl_command_queue existing);
 
+  /// The context of the queue.
   const context& ctx() const { return ctx_; }
+  /// The CLHPP command queue.
   const cl::CommandQueue& cl() const { return handle_; }
+  /// The raw handle (not retained).
   cl_command_queue get() const { return handle_(); }
   /// Whether the queue runs commands out of order (only a wrapped queue can). Templates that
   /// enqueue dependent commands, or reuse pooled temporaries, put barriers between them then.
@@ -159,7 +179,9 @@ class queue {
     return detail::enqueue_kernel(handle_, state, range);
   }
 
+  /// Blocks until every command on the queue has finished (clFinish).
   void finish() const;
+  /// Submits the queued commands to the device (clFlush).
   void flush() const;
 
  private:

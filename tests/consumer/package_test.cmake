@@ -1,16 +1,55 @@
-# Run by the package_consumer test (cmake -P): install, then build and run a consumer.
-file(REMOVE_RECURSE ${WORK_DIR})
-set(prefix ${WORK_DIR}/prefix)
+# Run by the package_* tests (cmake -P, see tests/package.cmake). MODE:
+#   install       install the build into WORK_DIR/prefix, then move it (relocatable)
+#   package       find_package(clforge) from that prefix: configure, build, run the consumer
+#   pkg-config    compile the consumer with `pkg-config --cflags --libs clforge` from it, run it
+#   fetchcontent  FetchContent on the source tree: configure, build, run
+#   subdirectory  add_subdirectory of the source tree, shared library: configure, build, run
+set(prefix ${WORK_DIR}/moved-prefix)
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "failed (${rc}): ${ARGN}")
   endif()
 endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-# The prefix is moved before use: the package must be relocatable.
-file(RENAME ${prefix} ${WORK_DIR}/moved-prefix)
-run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/moved-prefix -DCMAKE_BUILD_TYPE=Release)
-run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${WORK_DIR}/build/consumer)
+set(launcher "")
+if(LAUNCHER)
+  set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE ${WORK_DIR}/prefix ${prefix})
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+  file(RENAME ${WORK_DIR}/prefix ${prefix})
+elseif(MODE STREQUAL "pkg-config")
+  set(ENV{PKG_CONFIG_PATH} ${prefix}/${LIBDIR}/pkgconfig)
+  execute_process(COMMAND ${PKG_CONFIG} --cflags clforge OUTPUT_VARIABLE cflags
+                  OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  execute_process(COMMAND ${PKG_CONFIG} --libs --static clforge OUTPUT_VARIABLE libs
+                  OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  execute_process(COMMAND ${PKG_CONFIG} --modversion clforge OUTPUT_VARIABLE version
+                  OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  message(STATUS "pkg-config: clforge ${version}: ${cflags} ${libs}")
+  separate_arguments(cflags UNIX_COMMAND "${cflags}")
+  separate_arguments(libs UNIX_COMMAND "${libs}")
+  file(MAKE_DIRECTORY ${WORK_DIR}/pkg-config)
+  run(${CXX} -std=c++17 ${cflags} ${CONSUMER_SOURCE}/main.cpp -o ${WORK_DIR}/pkg-config/consumer
+      ${libs})
+  run(${WORK_DIR}/pkg-config/consumer)
+else()
+  # The subproject builds have no build type (clforge must leave it empty; -O0 also builds
+  # fastest).
+  set(build ${WORK_DIR}/${MODE})
+  file(REMOVE_RECURSE ${build})
+  if(MODE STREQUAL "package")
+    set(extra -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+  elseif(MODE STREQUAL "subdirectory")
+    # Shared: the consumer links only the exported names.
+    set(extra -DCLFORGE_SOURCE_DIR=${SOURCE_DIR} -DBUILD_SHARED_LIBS=ON)
+  else()
+    set(extra -DCLFORGE_SOURCE_DIR=${SOURCE_DIR})
+  endif()
+  run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${build} -DCLFORGE_CONSUMER_MODE=${MODE}
+      ${extra} ${launcher})
+  run(${CMAKE_COMMAND} --build ${build} -j 2)
+  run(${build}/consumer)
+endif()

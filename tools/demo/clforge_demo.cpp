@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include <omp.h>
 #endif
 
+#include "../cli.hpp"
 #include "png.hpp"
 
 namespace cf = clforge;
@@ -45,68 +48,27 @@ struct options {
   std::uint32_t seed = 1;
 };
 
-void usage(const char* argv0) {
-  std::printf(
-      "usage: %s [--device SPEC] [--size N] [--vertices N] [--out FILE] [--seed N]\n"
-      "  --device SPEC   device to use: gpu, cpu, pocl, nvidia, P:D ... (default: CLFORGE_DEVICE,\n"
-      "                  else the first GPU, else the first device)\n"
-      "  --size N        the image is N x N pixels (default 1024)\n"
-      "  --vertices N    vertices of the random polygon (default 24)\n"
-      "  --out FILE      where to write the mask as PNG (default mask.png; \"\" for none)\n"
-      "  --seed N        seed of the random polygon (default 1)\n",
-      argv0);
-}
-
-options parse(int argc, char** argv) {
-  options o;
-  auto value = [&](int& i) -> std::string {
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "%s needs a value\n", argv[i]);
-      std::exit(2);
-    }
-    return argv[++i];
-  };
-  auto number = [&](int& i) -> unsigned long long {
-    const char* name = argv[i];
-    std::string text = value(i);
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-    if (text.empty() || *end || text[0] == '-') {
-      std::fprintf(stderr, "%s: \"%s\" is not a number\n", name, text.c_str());
-      std::exit(2);
-    }
-    return v;
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--device") {
-      o.device = value(i);
-    } else if (a == "--size") {
-      o.size = number(i);
-    } else if (a == "--vertices") {
-      o.vertices = number(i);
-    } else if (a == "--out") {
-      o.out = value(i);
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint32_t>(number(i));
-    } else if (a == "--help" || a == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      usage(argv[0]);
-      std::exit(2);
-    }
-  }
-  if (o.size < 1 || o.size > 32768) {
-    std::fprintf(stderr, "--size must be from 1 to 32768\n");
-    std::exit(2);
-  }
-  if (o.vertices < 3) {
-    std::fprintf(stderr, "--vertices must be at least 3\n");
-    std::exit(2);
-  }
-  return o;
+// Fills `o` from the command line; returns -1 to go on, else the status to exit with.
+int parse(int argc, char** argv, options& o) {
+  CLI::App app(
+      "clforge-demo: a polygon mask, map + reduce and a scan on one OpenCL device, "
+      "checked against the host.",
+      "clforge-demo");
+  clforge_cli::add_version(app);
+  app.add_option(
+      "--device", o.device,
+      "device to use: gpu, cpu, pocl, nvidia, P:D ... (default: CLFORGE_DEVICE, else the "
+      "first GPU, else the first device)");
+  app.add_option("--size", o.size, "the image is N x N pixels")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{32768}));
+  app.add_option("--vertices", o.vertices, "vertices of the random polygon")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{3}, std::numeric_limits<std::size_t>::max()));
+  app.add_option("--out", o.out, "where to write the mask as PNG (\"\" for none)")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the random polygon")->capture_default_str();
+  return clforge_cli::parse(app, argc, argv);
 }
 
 /// A line saying what is running, for anything that can take more than a second.
@@ -239,12 +201,10 @@ bool polygon_exercise(const cf::context& ctx, cf::queue& q, const options& o) {
       same ? "yes" : "NO", serial.size(), inside, differ_omp, differ_cl);
 
   if (!o.out.empty()) {
-    std::vector<std::uint8_t> gray(from_device.size());
-    for (std::size_t i = 0; i < gray.size(); ++i) gray[i] = from_device[i] ? 255 : 0;
-    if (clforge_demo::write_png_gray(o.out, gray.data(), w, h))
-      std::printf("   mask written to %s\n", o.out.c_str());
-    else
-      std::printf("   could not write %s\n", o.out.c_str());
+    std::vector<std::uint8_t> pixels(from_device.begin(), from_device.end());
+    if (!clforge_demo::write_png_mask(o.out, pixels.data(), w, h))
+      throw std::runtime_error("could not write " + o.out);
+    std::printf("   mask written to %s\n", o.out.c_str());
   }
   return same;
 }
@@ -322,7 +282,8 @@ bool scan_exercise(const cf::context& ctx, cf::queue& q, std::uint32_t seed) {
 
 int main(int argc, char** argv) try {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // the table and the progress lines in order
-  const options o = parse(argc, argv);
+  options o;
+  if (int status = parse(argc, argv, o); status >= 0) return status;
   cf::context ctx =
       o.device.empty() ? cf::context::create_default() : cf::context::create(o.device);
   cf::queue q(ctx);

@@ -15,9 +15,13 @@ namespace clforge {
 /// Make one with clforge::range (absolute indices) or clforge::slice (Python slice semantics
 /// against the length of the first array argument).
 struct index_range {
+  /// Marks a slice bound left out (Python's None).
   static constexpr std::int64_t none = std::numeric_limits<std::int64_t>::min();
+  /// True: start/stop/step are a Python slice of the first array's length.
   bool is_slice = false;
-  std::int64_t start = 0, stop = 0, step = 1;
+  std::int64_t start = 0;  ///< First index.
+  std::int64_t stop = 0;   ///< End of the range (exclusive).
+  std::int64_t step = 1;   ///< Distance between visited indices.
 };
 
 /// Indices start, start + step, ... while < stop (step > 0) or > stop (step < 0), like Python's
@@ -47,8 +51,8 @@ struct resolved_range {
 };
 /// Resolves `r` against `length` (the first array's length; `has_length` false when there is no
 /// array). `who` names the kernel in errors.
-resolved_range resolve_range(const index_range& r, bool has_length, std::size_t length,
-                             const std::string& who);
+CLFORGE_API resolved_range resolve_range(const index_range& r, bool has_length, std::size_t length,
+                                         const std::string& who);
 inline resolved_range whole_range(std::size_t length) {
   return {0, 1, length, length};
 }
@@ -68,11 +72,16 @@ inline resolved_range whole_range(std::size_t length) {
 /// (fields: local, unroll, groups_per_cu, vec, ilv).
 /// Fields left 0 take the template's default.
 struct kernel_shape {
+  /// Which family of kernel shapes: the device's, the GPU one or the CPU one.
   enum class kind { automatic, gpu, cpu };
+  /// The family used; automatic follows the device.
   kind which = kind::automatic;
-  std::size_t local_size = 0;  // work-items per group; 0: the default of the kind
-  unsigned unroll = 0;         // elements per work-item per loop iteration (reductions); 0: default
-  unsigned groups_per_cu = 0;  // gpu kind: groups launched per compute unit; 0: default
+  /// Work-items per group; 0: the default of the kind.
+  std::size_t local_size = 0;
+  /// Elements per work-item per loop iteration (reductions); 0: the default.
+  unsigned unroll = 0;
+  /// GPU kind: groups launched per compute unit; 0: the default.
+  unsigned groups_per_cu = 0;
   /// gpu kind, elementwise: each work-item runs `vec` consecutive indices (an unrolled block;
   /// a guarded tail), so its accesses are adjacent. Reductions whose map is a plain load x[i]
   /// of an array of the result type: `vec`-wide vector loads (e.g. float4) where the range has
@@ -100,7 +109,9 @@ struct kernel_shape {
   /// single on GPUs). A shape that names its kind gets exactly the fields it gives.
   bool kind_from_device = false;
 
+  /// A shape of the GPU kind with every field at its default.
   static kernel_shape gpu() { return {kind::gpu}; }
+  /// A shape of the CPU kind with every field at its default.
   static kernel_shape cpu() { return {kind::cpu}; }
   /// Parses the CLFORGE_SHAPE grammar above; throws clforge::error on anything else.
   static kernel_shape parse(const std::string& text);
@@ -116,7 +127,7 @@ struct kernel_shape {
 struct kernel_options {
   /// Kernel name: shows in profiles, build logs and errors. A C identifier.
   std::string name;
-  /// Pasted before the kernel: helper functions, structs, #pragmas.
+  /// Pasted before the kernel: helper functions, structs, `#pragma` lines.
   std::string preamble;
   /// Passed to the OpenCL compiler, e.g. "-cl-fast-relaxed-math".
   std::string build_options;

@@ -25,7 +25,9 @@ namespace detail {
 struct elementwise_state;
 }
 
-class elementwise_kernel {
+/// A map over indices: runs a snippet statement for every i of a range (PyOpenCL's
+/// ElementwiseKernel).
+class CLFORGE_API elementwise_kernel {
  public:
   elementwise_kernel() = default;
   /// Generates and builds the kernel. Throws clforge::error for a bad argument list, a name

@@ -31,7 +31,9 @@
 
 namespace clforge {
 
+/// How polygon_mask fills: the fill rule and the kernel formulation.
 struct polygon_mask_options {
+  /// Even-odd (default) or non-zero winding.
   fill_rule rule = fill_rule::even_odd;
   /// Kernel formulation; empty: CLFORGE_POLYGON_SHAPE if set, else chosen for the device
   /// (GPU: "span:8:128"; CPU: "row:1024", or "row:4096" for images wider than 1024).
@@ -73,16 +75,19 @@ struct polygon_input {
 struct polygon_mask_state;
 
 /// Validates, generates (or finds) the program and launches it; returns the kernel's event.
-event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polygon_input& in,
-                          cl_mem image, std::size_t image_size, const std::string& out_type,
-                          const void* value, std::size_t value_size, polygon_store store,
-                          std::size_t width, std::size_t height,
-                          const polygon_mask_options& options);
+CLFORGE_API event launch_polygon_mask(polygon_mask_state& state, const queue& q,
+                                      const polygon_input& in, cl_mem image, std::size_t image_size,
+                                      const std::string& out_type, const void* value,
+                                      std::size_t value_size, polygon_store store,
+                                      std::size_t width, std::size_t height,
+                                      const polygon_mask_options& options);
 }  // namespace detail
 
-class polygon_mask {
+/// Rasterises polygons into device images: 1 (or a value) inside, untouched outside.
+class CLFORGE_API polygon_mask {
  public:
   polygon_mask() = default;
+  /// A mask generator for `ctx`; kernels are built on first use and cached.
   explicit polygon_mask(const context& ctx);
 
   // ---- one polygon, vertices on the host ({x, y} pairs, closed implicitly) ----
@@ -118,6 +123,7 @@ class polygon_mask {
   // (no bounding-row skip, the host does not see the vertices), and coordinates are not
   // checked for NaN.
 
+  /// A new width x height mask from device vertices (x0, y0, x1, y1, ...): 1 inside, 0 outside.
   array<std::uint8_t> operator()(const queue& q, const array<float>& vertices, std::size_t width,
                                  std::size_t height,
                                  const polygon_mask_options& options = {}) const {
@@ -125,6 +131,8 @@ class polygon_mask {
     mask_into(q, vertices, mask, width, height, std::uint8_t{1}, options);
     return mask;
   }
+  /// Writes `value` into the pixels of `image` inside the polygon given by device vertices; leaves
+  /// the others.
   template <class T>
   event operator()(const queue& q, const array<float>& vertices, array<T>& image, std::size_t width,
                    std::size_t height, detail::same_t<T> value,
@@ -132,6 +140,7 @@ class polygon_mask {
     return run(q, device_input(vertices), image, value, detail::polygon_store::paint, width, height,
                options);
   }
+  /// Writes every pixel of `image` from device vertices: `value` inside, 0 outside.
   template <class T>
   event mask_into(const queue& q, const array<float>& vertices, array<T>& image, std::size_t width,
                   std::size_t height, detail::same_t<T> value = T(1),
@@ -150,6 +159,7 @@ class polygon_mask {
     labels_into(q, polygons, out, width, height, options);
     return out;
   }
+  /// As labels(), into an existing image of width x height elements. Returns the kernel's event.
   template <class T>
   event labels_into(const queue& q, const std::vector<std::vector<point2f>>& polygons,
                     array<T>& image, std::size_t width, std::size_t height,
@@ -175,6 +185,7 @@ class polygon_mask {
                options);
   }
 
+  /// The context the masks are made in.
   const context& ctx() const;
 
  private:

@@ -30,8 +30,8 @@ namespace clforge {
 /// A polygon vertex; polygons are closed implicitly (the last vertex connects to the first).
 /// Same layout as two floats (x, y), so a std::vector<point2f> can be viewed as float pairs.
 struct point2f {
-  float x = 0;
-  float y = 0;
+  float x = 0;  ///< Horizontal coordinate (pixel column).
+  float y = 0;  ///< Vertical coordinate (pixel row).
 };
 
 /// How "inside" is decided for self-intersecting polygons.

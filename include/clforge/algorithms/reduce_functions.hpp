@@ -32,6 +32,7 @@
 namespace clforge {
 
 template <class T>
+/// A map-then-reduce over indices (PyOpenCL's ReductionKernel); defined in reduction.hpp.
 class reduction_kernel;
 
 enum class summation {
@@ -47,15 +48,17 @@ enum class builtin_reduction { sum, dot, min, max, minmax };
 
 /// The engine for (ctx, op, element type, result type); built on first use, then cached for
 /// the life of the process (the cache holds the context).
-const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op, int element,
-                                       int result, bool compensated);
+CLFORGE_API const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op,
+                                                   int element, int result, bool compensated);
 /// Runs a built-in over x (and y) into `result` (size bytes). Checks lengths and emptiness.
-event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                  std::size_t buffer_count, std::size_t n, cl_mem result, bool want_event = true);
+CLFORGE_API event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
+                              std::size_t buffer_count, std::size_t n, cl_mem result,
+                              bool want_event = true);
 /// run_builtin, then a blocking read of `bytes` into dst.
-void run_builtin_to_host(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                         std::size_t buffer_count, std::size_t n, void* dst, std::size_t bytes);
-[[noreturn]] void throw_builtin_error(const char* what, const std::string& detail);
+CLFORGE_API void run_builtin_to_host(const queue& q, const reduction_engine& engine,
+                                     const cl_mem* buffers, std::size_t buffer_count, std::size_t n,
+                                     void* dst, std::size_t bytes);
+[[noreturn]] CLFORGE_API void throw_builtin_error(const char* what, const std::string& detail);
 
 /// Index of T in the scalar table (char .. double), or -1.
 template <class T>

@@ -68,6 +68,7 @@
 
 namespace clforge {
 
+/// Options of a reduction_kernel: the kernel options and the reduction's shape.
 struct reduction_options : kernel_options {
   /// Kahan-compensated sequential sums (float or double sums only, reduce "a + b").
   bool compensated = false;
@@ -78,7 +79,7 @@ namespace detail {
 /// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
 /// program, its kernels and the launch plan. Construction renders and builds; run() only sets
 /// arguments and enqueues.
-class reduction_engine {
+class CLFORGE_API reduction_engine {
  public:
   struct description {
     std::string arguments;  // parameter list
@@ -108,7 +109,9 @@ class reduction_engine {
   const std::string& who() const { return who_; }
   const std::vector<parameter>& parameters() const { return params_; }
   bool checks_lengths() const { return check_lengths_; }
+  /// The generated OpenCL source.
   const std::string& source() const { return built_.source(); }
+  /// The kernel shape in use.
   const kernel_shape& shape() const { return shape_; }
   std::size_t type_size() const { return type_size_; }
 
@@ -133,13 +136,16 @@ class reduction_engine {
 };
 
 /// A one-element device buffer from the pool, for results read back to the host.
-std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
+CLFORGE_API std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
 /// Blocking read of `bytes` from `buffer` into `dst` (after everything queued before).
-void read_result(const queue& q, const cl::Buffer& buffer, void* dst, std::size_t bytes);
+CLFORGE_API void read_result(const queue& q, const cl::Buffer& buffer, void* dst,
+                             std::size_t bytes);
 
 }  // namespace detail
 
 template <class T>
+/// A map-then-reduce over indices (PyOpenCL's ReductionKernel): the map expression for every i,
+/// combined with the reduce expression from the neutral value.
 class reduction_kernel {
   static_assert(std::is_trivially_copyable_v<T>, "reduction_kernel<T> needs trivially copyable T");
 
@@ -177,6 +183,7 @@ class reduction_kernel {
     detail::argument_list bound = bind(args...);
     return launch(q, result, whole(bound), bound);
   }
+  /// As into(), over the indices of `r` (clforge::range or clforge::slice).
   template <class... Args>
   event into(const queue& q, array<T>& result, const index_range& r, const Args&... args) const {
     detail::argument_list bound = bind(args...);
@@ -190,7 +197,9 @@ class reduction_kernel {
     return result;
   }
 
+  /// The generated OpenCL source.
   const std::string& source() const { return engine().source(); }
+  /// The kernel shape in use.
   const kernel_shape& shape() const { return engine().shape(); }
 
  private:

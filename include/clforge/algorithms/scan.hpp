@@ -42,10 +42,11 @@ enum class scan_kind { inclusive, exclusive };
 
 enum class scan_algorithm { automatic, lookback, reduce_then_scan };
 
+/// Options of a scan_kernel: algorithm, tile and segment settings.
 struct scan_options {
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
   std::string name = "scan";
-  /// Pasted before the kernels: helper functions, struct declarations, #pragmas.
+  /// Pasted before the kernels: helper functions, struct declarations, `#pragma` lines.
   std::string preamble;
   /// Passed to the OpenCL compiler.
   std::string build_options;
@@ -61,6 +62,7 @@ struct scan_options {
   /// work-item, at most 32 items, 256 work-items, layout "ls"; on the H100 int32 32x256w32ls ran
   /// 2452-2461 GB/s at 2^28, 0.82x the device's copy).
   std::size_t items_per_thread = 0;
+  /// Look-back: work-items per group (0: the default, see items_per_thread).
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
   /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW, else 32 on GPUs, 1 on
@@ -86,6 +88,7 @@ struct scan_options {
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
   /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
   std::size_t chunk_granularity = 0;
+  /// Reduce-then-scan: at most this many chunks (see chunk_granularity).
   std::size_t max_chunks = 0;
   /// Reduce-then-scan: chunks one work-item walks side by side, so their chains of operations
   /// overlap (0: 2 for float and double on CPUs, else 1).
@@ -116,7 +119,7 @@ std::size_t argument_length(const array<T>& a) {
 }
 
 /// The type-independent part of scan_kernel (lib/algorithms/scan.cpp).
-class scan_core {
+class CLFORGE_API scan_core {
  public:
   scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
             std::string_view input_expr, std::string_view scan_expr, std::string_view neutral,
@@ -151,6 +154,9 @@ class scan_core {
 template <class T>
 class scan_kernel {
  public:
+  /// Builds the scan: `arguments` is the OpenCL parameter list; `input_expr` the value at i,
+  /// `scan_expr` combines a and b, `neutral` is its identity and `output_stmt` writes item (see the
+  /// top of this file).
   scan_kernel(const context& ctx, std::string_view arguments, std::string_view input_expr,
               std::string_view scan_expr, std::string_view neutral, std::string_view output_stmt,
               scan_kind kind = scan_kind::inclusive, const scan_options& options = {})
@@ -182,6 +188,7 @@ class scan_kernel {
   event run(const queue& q, std::size_t n, const Args&... args) const {
     return launch_n(q, n, args...).last;
   }
+  /// As run(), returning the events of the first and the last kernel.
   template <class... Args>
   detail::scan_core::events launch_n(const queue& q, std::size_t n, const Args&... args) const {
     detail::argument_list bound =
@@ -190,8 +197,11 @@ class scan_kernel {
     return core_.launch(q, n, bound);
   }
 
+  /// The algorithm in use (look-back or reduce-then-scan).
   scan_algorithm algorithm() const { return core_.algorithm(); }
+  /// Elements per tile (look-back) or the chunk granularity (reduce-then-scan).
   std::size_t tile_size() const { return core_.tile_size(); }
+  /// The generated OpenCL source.
   std::string source() const { return core_.source(); }
 
  private:
@@ -202,9 +212,10 @@ namespace detail {
 /// A scan_kernel cached per (context, value type, key), built on first use. Entries live until
 /// the program exits (and keep their context alive); the algorithm and tile shape are fixed when
 /// an entry is built (CLFORGE_SCAN_* read then).
-std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
-                                  std::shared_ptr<void> (*make)(const context&, const void*),
-                                  const void* make_argument);
+CLFORGE_API std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
+                                              std::shared_ptr<void> (*make)(const context&,
+                                                                            const void*),
+                                              const void* make_argument);
 
 template <class K, class Make>
 const K& cached(const context& ctx, const std::string& key, const Make& make) {
@@ -253,9 +264,10 @@ event exclusive_scan(const queue& q, const array<T>& in, array<T>& out,
 }
 
 namespace detail {
-std::string selection_preamble(const std::string& type, const std::string& predicate,
-                               const std::string& preamble);
-void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same);
+CLFORGE_API std::string selection_preamble(const std::string& type, const std::string& predicate,
+                                           const std::string& preamble);
+CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size_t out_size,
+                                 bool same);
 
 template <class T, class Count>
 const scan_kernel<Count>& selection_kernel(const context& ctx, bool partition,

@@ -14,10 +14,11 @@ namespace clforge::detail {
 /// kernel or template in the message. Call it before generating source, so the user gets this
 /// message instead of a compiler log. Returns whether the type is a double type (the source then
 /// needs the cl_khr_fp64 pragma).
-bool require_type_support(const device_info& info, std::string_view type, std::string_view who);
+CLFORGE_API bool require_type_support(const device_info& info, std::string_view type,
+                                      std::string_view who);
 
 /// require_type_support for every parameter of a user's parameter list; whether any is double.
-bool require_type_support(const device_info& info, const std::vector<parameter>& params,
-                          std::string_view who);
+CLFORGE_API bool require_type_support(const device_info& info, const std::vector<parameter>& params,
+                                      std::string_view who);
 
 }  // namespace clforge::detail

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "clforge/export.hpp"
+
 namespace clforge::detail {
 
 using template_values = std::map<std::string, std::string, std::less<>>;
@@ -12,13 +14,13 @@ using template_values = std::map<std::string, std::string, std::less<>>;
 /// Replaces every `$name` (name = [A-Za-z_][A-Za-z0-9_]*) in `text` by values[name]; `$$` is a
 /// literal `$`. Values are pasted as given, never re-scanned. A placeholder without a value is a
 /// clforge::error naming the template and the placeholder, so a typo never reaches the compiler.
-std::string render(std::string_view template_name, std::string_view text,
-                   const template_values& values);
+CLFORGE_API std::string render(std::string_view template_name, std::string_view text,
+                               const template_values& values);
 
 /// The text of kernels/<name>.cl as embedded into the library at build time.
-std::string_view embedded_kernel(std::string_view name);
+CLFORGE_API std::string_view embedded_kernel(std::string_view name);
 
 /// render(name, embedded_kernel(name), values).
-std::string render_kernel(std::string_view name, const template_values& values);
+CLFORGE_API std::string render_kernel(std::string_view name, const template_values& values);
 
 }  // namespace clforge::detail

@@ -1,19 +1,14 @@
-// The one place clforge includes OpenCL-CLHPP, so every translation unit sees the same settings.
-// Minimum 1.1: CLHPP 2023.02 only defines the run-time platform-version checks its queue
-// constructors need when the minimum is below 1.2, and it keeps OpenCL 1.x drivers usable.
+// Where clforge's public headers include OpenCL-CLHPP. They leave CLHPP's settings to the
+// includer: CL_HPP_ENABLE_EXCEPTIONS is never defined here and no inline code in the public
+// headers depends on it (it calls the C API, or functions compiled inside the library with the
+// library's own settings). When nobody chose a target version before the first include, it is
+// OpenCL 3.0, CLHPP's own default, said out loud to keep CLHPP's "not defined" message quiet.
 #pragma once
 
-#ifndef CL_HPP_ENABLE_EXCEPTIONS
-#define CL_HPP_ENABLE_EXCEPTIONS
-#endif
-#ifndef CL_HPP_TARGET_OPENCL_VERSION
+#if !defined(CL_HPP_) && !defined(CL_HPP_TARGET_OPENCL_VERSION)
 #define CL_HPP_TARGET_OPENCL_VERSION 300
-#endif
-#ifndef CL_HPP_MINIMUM_OPENCL_VERSION
-#define CL_HPP_MINIMUM_OPENCL_VERSION 110
-#endif
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 300
 #endif
 
 #include <CL/opencl.hpp>
+
+#include "clforge/export.hpp"

@@ -43,7 +43,7 @@ struct parameter {
 };
 
 /// Parses an OpenCL C parameter list. Throws clforge::error naming the bad parameter.
-std::vector<parameter> parse_signature(std::string_view arguments);
+CLFORGE_API std::vector<parameter> parse_signature(std::string_view arguments);
 
 /// One C++ call argument, captured with what the checks need.
 struct captured_argument {
@@ -115,13 +115,13 @@ captured_argument capture(const local<T>& l) {
 
 /// For messages: "array<float> of 12 elements", "a floating-point value", "local<int>(256)".
 /// Computed only when an error is reported, so binding does no string formatting.
-std::string describe(const captured_argument& a);
+CLFORGE_API std::string describe(const captured_argument& a);
 
 /// The user's arguments checked against the user's parameter list. Holds what `set_on` needs,
 /// so checking happens once and setting is a few clSetKernelArg calls. `who` and `params` are
 /// referred to, not copied: both must outlive the argument_list (they live in the kernel
 /// object; an argument_list lives for one call).
-class argument_list {
+class CLFORGE_API argument_list {
  public:
   /// Checks count, kind and type of each argument; `who` names the kernel in messages, e.g.
   /// `elementwise_kernel "saxpy"`. Scalars are converted to the parameter's type (an
@@ -169,8 +169,8 @@ class argument_list {
 
 /// Throws unless `mem` (of an argument described by `argument`) belongs to `context`; `known` is
 /// the memory's context when the caller knows it (nullptr: ask the driver). Null memory passes.
-void require_same_context(cl_mem mem, cl_context known, cl_context context, std::string_view who,
-                          const std::string& argument);
+CLFORGE_API void require_same_context(cl_mem mem, cl_context known, cl_context context,
+                                      std::string_view who, const std::string& argument);
 
 /// Sets an argument of any kind queue::launch accepts, throwing clforge::error on failure.
 template <class T>
@@ -195,8 +195,8 @@ event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_a
 }
 
 /// Joins parameters back into a parameter list for generated source ("float a, global ...").
-std::string parameter_list(const std::vector<parameter>& params);
+CLFORGE_API std::string parameter_list(const std::vector<parameter>& params);
 /// "a, x, y": the names, for generated calls of a user helper.
-std::string argument_names(const std::vector<parameter>& params);
+CLFORGE_API std::string argument_names(const std::vector<parameter>& params);
 
 }  // namespace clforge::detail
