@@ -16,3 +16,4 @@
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"
+#include "clforge/algorithms/sort.hpp"
