@@ -3,7 +3,6 @@
 // Plain OpenCL C specialised by #defines that the host puts in front of this file:
 //   CLFORGE_KEY_T, CLFORGE_UKEY_T   the key type and the unsigned type of its width
 //   CLFORGE_KEY_KIND                0 unsigned, 1 signed integer, 2 IEEE floating point
-//   CLFORGE_DESCENDING              1: largest first
 //   CLFORGE_HAS_VALUES              1: values move with their keys (CLFORGE_VALUE_T: an unsigned
 //                                   type of the values' size; values are moved as bits)
 //   CLFORGE_GROUP, CLFORGE_ITEMS    onesweep tile: work-items per group, keys per work-item
@@ -30,9 +29,6 @@
 #define CLFORGE_KEY_KIND 0
 #define CLFORGE_KEY_SIZE 4
 #endif
-#ifndef CLFORGE_DESCENDING
-#define CLFORGE_DESCENDING 0
-#endif
 #ifndef CLFORGE_HAS_VALUES
 #define CLFORGE_HAS_VALUES 0
 #endif
@@ -56,7 +52,8 @@
 #define CLFORGE_AS_UKEY(x) CLFORGE_CAT(as_, CLFORGE_UKEY_T)(x)
 #define CLFORGE_SIGN_BIT ((CLFORGE_UKEY_T)1 << (CLFORGE_KEY_SIZE * 8 - 1))
 
-static inline CLFORGE_UKEY_T clforge_ordered(CLFORGE_KEY_T k) {
+// `descending` (0 or 1) is a kernel argument, so both directions share one program.
+static inline CLFORGE_UKEY_T clforge_ordered(CLFORGE_KEY_T k, uint descending) {
   CLFORGE_UKEY_T u = CLFORGE_AS_UKEY(k);
 #if CLFORGE_KEY_KIND == 1
   u ^= CLFORGE_SIGN_BIT;
@@ -65,14 +62,11 @@ static inline CLFORGE_UKEY_T clforge_ordered(CLFORGE_KEY_T k) {
       : (u & CLFORGE_SIGN_BIT) ? (CLFORGE_UKEY_T)(~u)
                                : (CLFORGE_UKEY_T)(u | CLFORGE_SIGN_BIT);
 #endif
-#if CLFORGE_DESCENDING
-  u = (CLFORGE_UKEY_T)(~u);
-#endif
-  return u;
+  return descending ? (CLFORGE_UKEY_T)(~u) : u;
 }
 
-static inline uint clforge_digit(CLFORGE_KEY_T k, uint shift, uint mask) {
-  return (uint)(clforge_ordered(k) >> shift) & mask;
+static inline uint clforge_digit(CLFORGE_KEY_T k, uint descending, uint shift, uint mask) {
+  return (uint)(clforge_ordered(k, descending) >> shift) & mask;
 }
 
 // ---- onesweep -------------------------------------------------------------------------------
@@ -80,7 +74,8 @@ static inline uint clforge_digit(CLFORGE_KEY_T k, uint shift, uint mask) {
 // Group g counts the digits of keys [g * chunk, (g + 1) * chunk) for every pass:
 // group_counts[(g * passes + p) * RADIX + d]. Pass p uses bits [begin_bit + 8p, end_bit).
 kernel void clforge_sort_histograms(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
-                                    uint begin_bit, uint end_bit, global uint* group_counts) {
+                                    uint descending, uint begin_bit, uint end_bit,
+                                    global uint* group_counts) {
   local uint counts[CLFORGE_MAX_PASSES * CLFORGE_RADIX];
   const uint lid = get_local_id(0), lsize = get_local_size(0);
   const uint passes = (end_bit - begin_bit + CLFORGE_RADIX_BITS - 1) / CLFORGE_RADIX_BITS;
@@ -89,7 +84,7 @@ kernel void clforge_sort_histograms(global const CLFORGE_KEY_T* keys, ulong n, u
   const ulong start = get_group_id(0) * chunk;
   const ulong end = min(n, start + chunk);
   for (ulong i = start + lid; i < end; i += lsize) {
-    const CLFORGE_UKEY_T u = clforge_ordered(keys[i]);
+    const CLFORGE_UKEY_T u = clforge_ordered(keys[i], descending);
     for (uint p = 0; p < passes; ++p) {
       const uint shift = begin_bit + p * CLFORGE_RADIX_BITS;
       const uint bits = min((uint)CLFORGE_RADIX_BITS, end_bit - shift);
@@ -169,7 +164,8 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
                                   global const CLFORGE_VALUE_T* values_in,
                                   global CLFORGE_VALUE_T* values_out,
 #endif
-                                  ulong portion_start, ulong portion_end, uint shift, uint mask,
+                                  ulong portion_start, ulong portion_end, uint descending, uint shift,
+                                  uint mask,
                                   global ulong* bases, uint bases_in_at, uint bases_out_at,
                                   global uint* counters, global volatile ulong* status,
                                   uint epoch) {
@@ -206,7 +202,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     if (mine + j < valid) {
       key[j] = keys_in[first + mine + j];
-      digit[j] = clforge_digit(key[j], shift, mask);
+      digit[j] = clforge_digit(key[j], descending, shift, mask);
       const uint slot = digit[j] * CLFORGE_STRIDE + lid;
       rank[j] = matrix[slot];
       matrix[slot] = (ushort)(rank[j] + 1);
@@ -285,7 +281,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = lid; k < valid; k += CLFORGE_GROUP) {
     const CLFORGE_KEY_T kk = stage_keys[k];
-    const ulong to = digit_offset[clforge_digit(kk, shift, mask)] + k;
+    const ulong to = digit_offset[clforge_digit(kk, descending, shift, mask)] + k;
     keys_out[to] = kk;
 #if CLFORGE_HAS_VALUES
     values_out[to] = stage_values[k];
@@ -297,14 +293,15 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 
 // Work-item c counts the digits of its chunk: counts[d * chunks + c].
 kernel void clforge_sort_chunk_count(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
-                                     uint chunks, uint shift, uint mask, global ulong* counts) {
+                                     uint chunks, uint descending, uint shift, uint mask,
+                                     global ulong* counts) {
   const uint c = get_global_id(0);
   if (c >= chunks) return;
   uint hist[CLFORGE_RADIX];
   for (uint d = 0; d < CLFORGE_RADIX; ++d) hist[d] = 0;
   const ulong start = c * chunk;
   const ulong end = min(n, start + chunk);
-  for (ulong i = start; i < end; ++i) ++hist[clforge_digit(keys[i], shift, mask)];
+  for (ulong i = start; i < end; ++i) ++hist[clforge_digit(keys[i], descending, shift, mask)];
   for (uint d = 0; d < CLFORGE_RADIX; ++d) counts[(ulong)d * chunks + c] = hist[d];
 }
 
@@ -325,8 +322,8 @@ kernel void clforge_sort_chunk_scatter(global const CLFORGE_KEY_T* keys_in,
                                        global const CLFORGE_VALUE_T* values_in,
                                        global CLFORGE_VALUE_T* values_out,
 #endif
-                                       ulong n, ulong chunk, uint chunks, uint shift, uint mask,
-                                       global const ulong* offsets) {
+                                       ulong n, ulong chunk, uint chunks, uint descending,
+                                       uint shift, uint mask, global const ulong* offsets) {
   const uint c = get_global_id(0);
   if (c >= chunks) return;
   ulong next[CLFORGE_RADIX];
@@ -335,7 +332,7 @@ kernel void clforge_sort_chunk_scatter(global const CLFORGE_KEY_T* keys_in,
   const ulong end = min(n, start + chunk);
   for (ulong i = start; i < end; ++i) {
     const CLFORGE_KEY_T k = keys_in[i];
-    const ulong to = next[clforge_digit(k, shift, mask)]++;
+    const ulong to = next[clforge_digit(k, descending, shift, mask)]++;
     keys_out[to] = k;
 #if CLFORGE_HAS_VALUES
     values_out[to] = values_in[i];

@@ -218,7 +218,6 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
   define("CLFORGE_UKEY_T", p.key.unsigned_name);
   define("CLFORGE_KEY_KIND", std::to_string(p.key.kind));
   define("CLFORGE_KEY_SIZE", std::to_string(p.key.bits / 8));
-  define("CLFORGE_DESCENDING", p.descending ? "1" : "0");
   define("CLFORGE_HAS_VALUES", p.value_size ? "1" : "0");
   define("CLFORGE_VALUE_T", value_type_of_size(p.value_size ? p.value_size : 4));
   define("CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4));
@@ -283,9 +282,9 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
   kernel digit_bases = prog.kernel("clforge_sort_digit_bases");
   kernel onesweep = prog.kernel("clforge_sort_onesweep");
 
-  event last =
-      q.launch(histograms, ndrange(hist_groups * hist_group).with_local(hist_group), b.keys[0][0],
-               cl_ulong(n), cl_ulong(chunk), cl_uint(p.begin_bit), cl_uint(p.end_bit), *s.counts);
+  event last = q.launch(histograms, ndrange(hist_groups * hist_group).with_local(hist_group),
+                        b.keys[0][0], cl_ulong(n), cl_ulong(chunk), cl_uint(p.descending),
+                        cl_uint(p.begin_bit), cl_uint(p.end_bit), *s.counts);
   order_point(q);
   last = q.launch(digit_bases, ndrange(kRadix).with_local(kRadix), *s.counts, cl_uint(hist_groups),
                   cl_uint(p.passes), *s.bases);
@@ -306,13 +305,14 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
       fresh = false;
       ndrange range = ndrange(tiles * p.group).with_local(p.group);
       if (p.value_size)
-        last = q.launch(onesweep, range, *b.keys[from], *b.keys[1 - from], *b.values[from],
-                        *b.values[1 - from], cl_ulong(start), cl_ulong(end), cl_uint(shift), mask,
-                        *s.bases, in_at, out_at, *s.counters, *s.status, epoch);
+        last =
+            q.launch(onesweep, range, *b.keys[from], *b.keys[1 - from], *b.values[from],
+                     *b.values[1 - from], cl_ulong(start), cl_ulong(end), cl_uint(p.descending),
+                     cl_uint(shift), mask, *s.bases, in_at, out_at, *s.counters, *s.status, epoch);
       else
         last = q.launch(onesweep, range, *b.keys[from], *b.keys[1 - from], cl_ulong(start),
-                        cl_ulong(end), cl_uint(shift), mask, *s.bases, in_at, out_at, *s.counters,
-                        *s.status, epoch);
+                        cl_ulong(end), cl_uint(p.descending), cl_uint(shift), mask, *s.bases, in_at,
+                        out_at, *s.counters, *s.status, epoch);
       order_point(q);
       in_at = out_at;
     }
@@ -345,17 +345,18 @@ event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_
     const unsigned bits = std::min(kDigitBits, p.end_bit - shift);
     const cl_uint mask = (1u << bits) - 1u;
     q.launch(count, per_chunk, *b.keys[from], cl_ulong(n), cl_ulong(chunk), cl_uint(chunks),
-             cl_uint(shift), mask, *s.counts);
+             cl_uint(p.descending), cl_uint(shift), mask, *s.counts);
     order_point(q);
     q.launch(offsets, ndrange(1).with_local(1), *s.counts, cl_uint(chunks * kRadix));
     order_point(q);
     if (p.value_size)
       last = q.launch(scatter, per_chunk, *b.keys[from], *b.keys[1 - from], *b.values[from],
                       *b.values[1 - from], cl_ulong(n), cl_ulong(chunk), cl_uint(chunks),
-                      cl_uint(shift), mask, *s.counts);
+                      cl_uint(p.descending), cl_uint(shift), mask, *s.counts);
     else
       last = q.launch(scatter, per_chunk, *b.keys[from], *b.keys[1 - from], cl_ulong(n),
-                      cl_ulong(chunk), cl_uint(chunks), cl_uint(shift), mask, *s.counts);
+                      cl_ulong(chunk), cl_uint(chunks), cl_uint(p.descending), cl_uint(shift), mask,
+                      *s.counts);
     order_point(q);
     from = 1 - from;
   }
@@ -434,6 +435,161 @@ std::size_t sort_scratch::bytes() const {
 void sort_scratch::release() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->release();
+}
+
+// ---- radix_sort_kernel -----------------------------------------------------------------------
+
+namespace detail {
+
+struct radix_sort_state {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  std::vector<std::size_t> sorted;  // indices of the permuted parameters
+  unsigned key_bits = 32;
+  sort_key_type key{};
+  sort_algorithm algorithm = sort_algorithm::automatic;
+  sort_scratch* scratch = nullptr;
+  program prog;
+  kernel keys32, keys64, permute32, permute64;
+};
+
+}  // namespace detail
+
+radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& arguments,
+                                     const std::string& key_expr,
+                                     const std::vector<std::string>& sort_by, unsigned key_bits,
+                                     const radix_sort_options& options) {
+  using namespace detail;
+  if (!ctx) throw error("radix_sort_kernel: the context is empty");
+  auto st = std::make_shared<radix_sort_state>();
+  st->ctx = ctx;
+  st->name = options.name.empty() ? "radix_sort" : options.name;
+  check_kernel_name(st->name, "radix_sort_kernel");
+  st->who = "radix_sort_kernel \"" + st->name + "\"";
+  st->params = parse_signature(arguments);
+  check_parameter_names(st->params, st->who);
+  for (const parameter& p : st->params)
+    if (p.name == "n") throw error(st->who + ": a parameter may not be called n (the length)");
+  if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(st->who + ": the key expression is empty");
+  if (key_bits < 1 || key_bits > 64)
+    throw error(st->who + ": key_bits is " + std::to_string(key_bits) + ", expected 1 to 64");
+  if (sort_by.empty()) throw error(st->who + ": no array to permute (sort_by is empty)");
+  for (const std::string& name : sort_by) {
+    std::size_t k = 0;
+    while (k < st->params.size() && st->params[k].name != name) ++k;
+    if (k == st->params.size())
+      throw error(st->who + ": sort_by names \"" + name + "\", which is not a parameter");
+    const parameter& p = st->params[k];
+    if (!p.is_pointer || p.address_space != "global" || p.is_const)
+      throw error(st->who + ": sort_by names \"" + p.declaration +
+                  "\"; permuted arrays are global pointers that are not const");
+    if (std::find(st->sorted.begin(), st->sorted.end(), k) != st->sorted.end())
+      throw error(st->who + ": sort_by names \"" + name + "\" twice");
+    st->sorted.push_back(k);
+  }
+  st->key_bits = key_bits;
+  st->key = key_bits <= 32 ? sort_key_of<cl_uint>() : sort_key_of<cl_ulong>();
+  st->algorithm = options.algorithm;
+  st->scratch = options.scratch;
+
+  const std::string pragma = fp64_pragma(ctx, st->params, false, st->who);
+  std::string moved_parameters, moves;
+  for (std::size_t j = 0; j < st->sorted.size(); ++j) {
+    const parameter& p = st->params[st->sorted[j]];
+    const std::string moved = "clforge_moved_" + std::to_string(j);
+    moved_parameters += ", global " + p.type + "* " + moved;
+    moves += moved + "[clforge_i] = " + p.name + "[clforge_from];\n  ";
+  }
+  std::string source = pragma + options.preamble + "\n";
+  for (const char* index : {"uint", "ulong"}) {
+    const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
+    const std::string list = parameter_list(st->params);
+    source += render_kernel("sort_key", {{"name", st->name},
+                                         {"keys_name", st->name + "_keys" + suffix},
+                                         {"permute_name", st->name + "_permute" + suffix},
+                                         {"user_parameters", list.empty() ? "" : list + ", "},
+                                         {"key_type", st->key.name},
+                                         {"index_type", index},
+                                         {"key_expr", key_expr},
+                                         {"moved_parameters", moved_parameters},
+                                         {"moves", moves}});
+  }
+  try {
+    st->prog = ctx.build(source, options.build_options);
+  } catch (const error& failure) {
+    throw error(st->who + ": " + failure.what());
+  }
+  st->keys32 = st->prog.kernel(st->name + "_keys32");
+  st->keys64 = st->prog.kernel(st->name + "_keys64");
+  st->permute32 = st->prog.kernel(st->name + "_permute32");
+  st->permute64 = st->prog.kernel(st->name + "_permute64");
+  state_ = std::move(st);
+}
+
+const std::string& radix_sort_kernel::source() const {
+  return state_->prog.source();
+}
+const std::string& radix_sort_kernel::who() const {
+  return state_->who;
+}
+const std::vector<detail::parameter>& radix_sort_kernel::parameters() const {
+  return state_->params;
+}
+
+event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
+                             const std::vector<std::size_t>& lengths,
+                             const std::vector<std::size_t>& sizes) const {
+  using namespace detail;
+  const radix_sort_state& st = *state_;
+  if (q.ctx().identity() != st.ctx.identity())
+    throw error(st.who + ": the queue belongs to another context than the kernel");
+  const std::size_t n = lengths[st.sorted[0]];
+  for (std::size_t k : st.sorted)
+    if (lengths[k] != n || sizes[k] == 0)
+      throw error(st.who +
+                  ": the permuted arrays must be clforge::array arguments of one length; " +
+                  st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
+                  st.params[k].name + " " + std::to_string(lengths[k]));
+  if (n == 0) return {};
+  const bool wide = n > 0xffffffffu;
+  const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
+  std::shared_ptr<cl::Buffer> keys = allocate(st.ctx, n * st.key.bits / 8);
+  std::shared_ptr<cl::Buffer> index = allocate(st.ctx, n * index_size);
+  const cl_uint user = static_cast<cl_uint>(bound.count());
+
+  order_point(q);
+  launch_with(q, wide ? st.keys64 : st.keys32, ndrange(n), [&](kernel_state& ks) {
+    bound.set_on(ks.handle(), 0);
+    set_arg(ks, user, cl_ulong(n));
+    set_arg(ks, user + 1, *keys);
+    set_arg(ks, user + 2, *index);
+  });
+  order_point(q);
+  sort_options o;
+  o.end_bit = st.key_bits;
+  o.algorithm = st.algorithm;
+  o.scratch = st.scratch;
+  radix_sort(q, st.who.c_str(), *keys, n, st.key, index.get(), index_size, o);
+
+  std::vector<std::shared_ptr<cl::Buffer>> moved;
+  for (std::size_t k : st.sorted) moved.push_back(allocate(st.ctx, n * sizes[k]));
+  launch_with(q, wide ? st.permute64 : st.permute32, ndrange(n), [&](kernel_state& ks) {
+    bound.set_on(ks.handle(), 0);
+    set_arg(ks, user, cl_ulong(n));
+    set_arg(ks, user + 1, *index);
+    for (std::size_t j = 0; j < moved.size(); ++j)
+      set_arg(ks, user + 2 + static_cast<cl_uint>(j), *moved[j]);
+  });
+  order_point(q);
+  event last;
+  for (std::size_t j = 0; j < moved.size(); ++j) {
+    const cl::Buffer target(bound.memory(st.sorted[j]), /*retainObject=*/true);
+    last = copy_buffer(q, *moved[j], target, n * sizes[st.sorted[j]]);
+  }
+  order_point(q);
+  return last;
 }
 
 }  // namespace clforge

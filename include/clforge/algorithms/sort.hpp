@@ -31,8 +31,10 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "clforge/array.hpp"
+#include "clforge/detail/signature.hpp"
 #include "clforge/event.hpp"
 #include "clforge/queue.hpp"
 
@@ -151,5 +153,74 @@ event sort_by_key(const queue& q, array<K>& keys, array<V>& values, order direct
   o.direction = direction;
   return sort_by_key(q, keys, values, o);
 }
+
+// ---- radix_sort_kernel ------------------------------------------------------------------------
+
+struct radix_sort_options {
+  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
+  std::string name = "radix_sort";
+  /// Pasted before the generated kernels: helpers the key expression calls.
+  std::string preamble;
+  /// Passed to the OpenCL compiler.
+  std::string build_options;
+  sort_algorithm algorithm = sort_algorithm::automatic;
+  /// Reused temporaries of the sort itself (see sort_scratch).
+  sort_scratch* scratch = nullptr;
+};
+
+namespace detail {
+struct radix_sort_state;
+template <class T>
+std::size_t sort_argument_length(const T&) {
+  return 0;
+}
+template <class T>
+std::size_t sort_argument_length(const array<T>& a) {
+  return a.size();
+}
+template <class T>
+std::size_t sort_element_size(const T&) {
+  return 0;
+}
+template <class T>
+std::size_t sort_element_size(const array<T>&) {
+  return sizeof(T);
+}
+}  // namespace detail
+
+/// PyOpenCL's RadixSort for C++: sorts indices 0..n-1 stably by an unsigned key computed from
+/// a snippet, and permutes the named arrays by it, in place.
+///
+///   cf::radix_sort_kernel by_cell(ctx, "global float* x, global float* y, global float* vx",
+///                                 "cell_of(x[i], y[i])", {"x", "y", "vx"}, 16, options);
+///   by_cell(q, x, y, vx);   // x, y and vx reordered by cell, ties in their old order
+///
+/// `key_expr` is an expression over `i` (ulong) and the arguments, of an unsigned integer type;
+/// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
+/// permuted (global pointers, not const, all of the same length n; n is their length). The
+/// kernels are generated and built once, at construction, through the program cache.
+class radix_sort_kernel {
+ public:
+  radix_sort_kernel(const context& ctx, const std::string& arguments, const std::string& key_expr,
+                    const std::vector<std::string>& sort_by, unsigned key_bits = 32,
+                    const radix_sort_options& options = {});
+
+  template <class... Args>
+  event operator()(const queue& q, const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    return run(q, bound, {detail::sort_argument_length(args)...},
+               {detail::sort_element_size(args)...});
+  }
+
+  /// The generated OpenCL C source.
+  const std::string& source() const;
+
+ private:
+  const std::string& who() const;
+  const std::vector<detail::parameter>& parameters() const;
+  event run(const queue& q, const detail::argument_list& bound,
+            const std::vector<std::size_t>& lengths, const std::vector<std::size_t>& sizes) const;
+  std::shared_ptr<const detail::radix_sort_state> state_;
+};
 
 }  // namespace clforge
