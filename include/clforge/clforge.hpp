@@ -13,6 +13,7 @@
 #include "clforge/version.hpp"
 
 #include "clforge/algorithms/elementwise.hpp"
+#include "clforge/algorithms/histogram.hpp"
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"

@@ -502,7 +502,7 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
     moved_parameters += ", global " + p.type + "* " + moved;
     moves += moved + "[clforge_i] = " + p.name + "[clforge_from];\n  ";
   }
-  std::string source = pragma + options.preamble + "\n";
+  std::string source = pragma + "\n" + options.preamble + "\n";
   for (const char* index : {"uint", "ulong"}) {
     const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
     const std::string list = parameter_list(st->params);
