@@ -17,4 +17,5 @@
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"
+#include "clforge/algorithms/selection.hpp"
 #include "clforge/algorithms/sort.hpp"
