@@ -5,6 +5,7 @@
 //   CLFORGE_KEY_KIND                0 unsigned, 1 signed integer, 2 IEEE floating point
 //   CLFORGE_HAS_VALUES              1: values move with their keys (CLFORGE_VALUE_T: an unsigned
 //                                   type of the values' size; values are moved as bits)
+//   CLFORGE_ONESWEEP                1: the onesweep kernels, 0: the chunked ones
 //   CLFORGE_GROUP, CLFORGE_ITEMS    onesweep tile: work-items per group, keys per work-item
 //   CLFORGE_KEY_SIZE, CLFORGE_VALUE_SIZE   sizeof of the two types (for #if)
 //
@@ -69,6 +70,11 @@ static inline uint clforge_digit(CLFORGE_KEY_T k, uint descending, uint shift, u
   return (uint)(clforge_ordered(k, descending) >> shift) & mask;
 }
 
+#ifndef CLFORGE_ONESWEEP
+#define CLFORGE_ONESWEEP 1  // 1: the onesweep kernels; 0: the chunked ones (one program each)
+#endif
+
+#if CLFORGE_ONESWEEP
 // ---- onesweep -------------------------------------------------------------------------------
 
 // Group g counts the digits of keys [g * chunk, (g + 1) * chunk) for every pass:
@@ -289,6 +295,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   }
 }
 
+#else
 // ---- chunked (CPUs) -------------------------------------------------------------------------
 
 // Work-item c counts the digits of its chunk: counts[d * chunks + c].
@@ -339,3 +346,4 @@ kernel void clforge_sort_chunk_scatter(global const CLFORGE_KEY_T* keys_in,
 #endif
   }
 }
+#endif  // CLFORGE_ONESWEEP

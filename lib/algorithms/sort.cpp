@@ -221,8 +221,13 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
   define("CLFORGE_HAS_VALUES", p.value_size ? "1" : "0");
   define("CLFORGE_VALUE_T", value_type_of_size(p.value_size ? p.value_size : 4));
   define("CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4));
-  define("CLFORGE_GROUP", std::to_string(p.group ? p.group : 64));
-  define("CLFORGE_ITEMS", std::to_string(p.items ? p.items : 16));
+  if (p.path == sort_path::onesweep) {
+    define("CLFORGE_ONESWEEP", "1");
+    define("CLFORGE_GROUP", std::to_string(p.group));
+    define("CLFORGE_ITEMS", std::to_string(p.items));
+  } else {
+    define("CLFORGE_ONESWEEP", "0");
+  }
   try {
     return ctx.build(defines + std::string(embedded_kernel("sort")));
   } catch (const error& failure) {
