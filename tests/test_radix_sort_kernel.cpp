@@ -77,6 +77,19 @@ TEST(radix_sort_kernel, sixty_four_bit_keys_use_their_high_bits) {
   EXPECT_EQ(dk.to_host(q()), k);  // not permuted: not named in sort_by
 }
 
+// Regression: a double parameter makes the source start with the fp64 pragma, which must end
+// its line (the preamble used to follow on the same line and the build failed).
+TEST(radix_sort_kernel, double_arrays_are_permuted) {
+  if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64";
+  cf::radix_sort_options o;
+  o.preamble = "static inline uint bucket(double v) { return (uint)(v * 16.0); }";
+  cf::radix_sort_kernel by_bucket(ctx(), "global double* v", "bucket(v[i])", {"v"}, 4, o);
+  std::vector<double> v = {0.9, 0.1, 0.5, 0.11, 0.95, 0.0};
+  auto d_v = cf::array<double>::from_host(q(), v);
+  by_bucket(q(), d_v);
+  EXPECT_EQ(d_v.to_host(q()), (std::vector<double>{0.0, 0.1, 0.11, 0.5, 0.9, 0.95}));
+}
+
 TEST(radix_sort_kernel, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::radix_sort_kernel(ctx(), "global float* x", "x[i]", {"y"}),
                        {"sort_by names \"y\"", "not a parameter"});
