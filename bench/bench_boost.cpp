@@ -1,18 +1,21 @@
-// Optional peer: the same saxpy, sum and inclusive scan through Boost.Compute (Debian's
-// libboost-dev), on clforge's own context and queue, in the same run. Built only when CMake
-// finds boost/compute.hpp. Boost.Compute's algorithms return no events, so these cases are
+// Optional peer: the same saxpy, sum, inclusive scan and uint32 sorts through Boost.Compute
+// (Debian's libboost-dev), on clforge's own context and queue, in the same run. Built only when
+// CMake finds boost/compute.hpp. Boost.Compute's algorithms return no events, so these cases are
 // timed on the host clock around the call and a finish (launch latency included).
 #include "harness.hpp"
 
 #if __has_include(<boost/compute/core.hpp>)
 #include <boost/compute/algorithm/inclusive_scan.hpp>
 #include <boost/compute/algorithm/reduce.hpp>
+#include <boost/compute/algorithm/sort.hpp>
+#include <boost/compute/algorithm/sort_by_key.hpp>
 #include <boost/compute/algorithm/transform.hpp>
 #include <boost/compute/container/vector.hpp>
 #include <boost/compute/core.hpp>
 #include <boost/compute/lambda.hpp>
 
 #include <chrono>
+#include <random>
 
 namespace clforge_bench {
 namespace {
@@ -80,6 +83,29 @@ void register_cases() {
                 return [x, y] {
                   return host_seconds(
                       [&] { bc::inclusive_scan(x->begin(), x->end(), y->begin(), peer().queue); });
+                };
+              }});
+  }
+  // Sorts: each run restores the unsorted keys first (outside the timed region).
+  for (bool with_values : {false, true}) {
+    add_case({with_values ? "sort_by_key_uint32" : "sort_uint32", "boost", with_values ? 8.0 : 4.0,
+              [with_values](std::size_t n) -> run_fn {
+                std::mt19937 rng(21);
+                std::vector<cl_uint> host(n);
+                for (cl_uint& k : host) k = rng();
+                auto pristine = upload(host);
+                auto keys = std::make_shared<bc::vector<cl_uint>>(n, peer().context);
+                auto values =
+                    std::make_shared<bc::vector<cl_uint>>(with_values ? n : 0, peer().context);
+                return [=] {
+                  bc::copy(pristine->begin(), pristine->end(), keys->begin(), peer().queue);
+                  peer().queue.finish();
+                  return host_seconds([&] {
+                    if (with_values)
+                      bc::sort_by_key(keys->begin(), keys->end(), values->begin(), peer().queue);
+                    else
+                      bc::sort(keys->begin(), keys->end(), peer().queue);
+                  });
                 };
               }});
   }

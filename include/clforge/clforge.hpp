@@ -13,9 +13,12 @@
 #include "clforge/version.hpp"
 
 #include "clforge/algorithms/elementwise.hpp"
+#include "clforge/algorithms/histogram.hpp"
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"
+#include "clforge/algorithms/selection.hpp"
+#include "clforge/algorithms/sort.hpp"
 
 #include "clforge/array_expr.hpp"
 #include "clforge/complex.hpp"

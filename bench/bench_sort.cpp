@@ -1,0 +1,196 @@
+// Sorting and histograms: clforge::sort / sort_by_key of uint32 keys (and uint32 values) and
+// clforge::histogram of floats into 256 bins, against std::sort and an OpenMP LSD radix sort
+// (8-bit digits, parallel: per pass a histogram per thread, a scan of the (digit, thread) table,
+// a scatter per thread) and an OpenMP histogram (per-thread counts, summed) on CPU devices.
+//
+// Bytes per element count the keys only (4 for sort, 8 for key-value: key and value), so the
+// GB/s column divided by 4 or 8 is GKeys/s. Each timed run first restores the unsorted input
+// outside the timed region; the sort itself is timed on the host clock around the call and a
+// finish (clforge::sort returns only its last event).
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+
+#include "harness.hpp"
+
+#ifdef CLFORGE_BENCH_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+namespace clforge_bench {
+namespace {
+
+std::vector<cl_uint> random_keys(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<cl_uint> keys(n);
+  for (cl_uint& k : keys) k = rng();
+  return keys;
+}
+
+template <class Body>
+double host_seconds(Body&& body) {
+  const auto t0 = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+run_fn clforge_sort(std::size_t n, bool with_values,
+                    cf::sort_algorithm algorithm = cf::sort_algorithm::automatic) {
+  auto pristine = std::make_shared<cf::array<cl_uint>>(
+      cf::array<cl_uint>::from_host(queue(), random_keys(n, 21)));
+  auto keys = std::make_shared<cf::array<cl_uint>>(queue(), n);
+  auto values = std::make_shared<cf::array<cl_uint>>(queue(), with_values ? n : 0);
+  auto scratch = std::make_shared<cf::sort_scratch>();
+  return [=] {
+    pristine->copy_to(queue(), *keys);
+    queue().finish();
+    cf::sort_options o;
+    o.scratch = scratch.get();
+    o.algorithm = algorithm;
+    return host_seconds([&] {
+      if (with_values)
+        cf::sort_by_key(queue(), *keys, *values, o);
+      else
+        cf::sort(queue(), *keys, o);
+      queue().finish();
+    });
+  };
+}
+
+run_fn std_sort(std::size_t n) {
+  auto pristine = std::make_shared<std::vector<cl_uint>>(random_keys(n, 21));
+  auto keys = std::make_shared<std::vector<cl_uint>>(n);
+  return [=] {
+    *keys = *pristine;
+    return host_seconds([&] { std::sort(keys->begin(), keys->end()); });
+  };
+}
+
+run_fn clforge_histogram(std::size_t n) {
+  auto x = std::make_shared<cf::array<float>>(
+      cf::array<float>::from_host(queue(), random_floats(n, 31, -1.0f, 1.0f)));
+  return [x] {
+    return host_seconds([&] {
+      cf::array<cl_uint> counts = cf::histogram(queue(), *x, 256, -1.0f, 1.0f);
+      queue().finish();
+    });
+  };
+}
+
+#ifdef CLFORGE_BENCH_HAVE_OPENMP
+// LSD radix sort, 8-bit digits, keys (and values) ping-ponged between two buffers; 4 passes, so
+// the result ends in the input buffers.
+void openmp_radix_sort(cl_uint* keys, cl_uint* keys_tmp, cl_uint* values, cl_uint* values_tmp,
+                       std::size_t n) {
+  const int threads = omp_get_max_threads();
+  std::vector<std::size_t> offsets(256 * static_cast<std::size_t>(threads));
+  for (int pass = 0; pass < 4; ++pass) {
+    const unsigned shift = 8u * static_cast<unsigned>(pass);
+#pragma omp parallel num_threads(threads)
+    {
+      const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+      const std::size_t count = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t begin = n * t / count, end = n * (t + 1) / count;
+      std::size_t hist[256] = {};
+      for (std::size_t i = begin; i < end; ++i) ++hist[(keys[i] >> shift) & 255u];
+      for (std::size_t d = 0; d < 256; ++d) offsets[d * count + t] = hist[d];
+#pragma omp barrier
+#pragma omp single
+      {
+        std::size_t running = 0;
+        for (std::size_t k = 0; k < 256 * count; ++k) {
+          const std::size_t c = offsets[k];
+          offsets[k] = running;
+          running += c;
+        }
+      }
+      std::size_t next[256];
+      for (std::size_t d = 0; d < 256; ++d) next[d] = offsets[d * count + t];
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t to = next[(keys[i] >> shift) & 255u]++;
+        keys_tmp[to] = keys[i];
+        if (values) values_tmp[to] = values[i];
+      }
+    }
+    std::swap(keys, keys_tmp);
+    std::swap(values, values_tmp);
+  }
+}
+
+run_fn openmp_sort(std::size_t n, bool with_values) {
+  auto pristine = std::make_shared<std::vector<cl_uint>>(random_keys(n, 21));
+  auto keys = std::make_shared<std::vector<cl_uint>>(n);
+  auto tmp = std::make_shared<std::vector<cl_uint>>(n);
+  auto values = std::make_shared<std::vector<cl_uint>>(with_values ? n : 0);
+  auto values_tmp = std::make_shared<std::vector<cl_uint>>(with_values ? n : 0);
+  return [=] {
+    *keys = *pristine;
+    return host_seconds([&] {
+      openmp_radix_sort(keys->data(), tmp->data(), with_values ? values->data() : nullptr,
+                        with_values ? values_tmp->data() : nullptr, n);
+    });
+  };
+}
+
+run_fn openmp_histogram(std::size_t n) {
+  auto x = std::make_shared<std::vector<float>>(random_floats(n, 31, -1.0f, 1.0f));
+  auto counts = std::make_shared<std::vector<cl_uint>>(256);
+  return [=] {
+    return host_seconds([&] {
+      const float lo = -1.0f, hi = 1.0f;
+      const float scale = 256.0f / (hi - lo);
+      const float* v = x->data();
+      std::fill(counts->begin(), counts->end(), 0u);
+#pragma omp parallel
+      {
+        cl_uint mine[256] = {};
+#pragma omp for nowait
+        for (std::size_t i = 0; i < n; ++i) {
+          const float value = v[i];
+          if (!(value >= lo && value <= hi)) continue;
+          const long b = static_cast<long>((value - lo) * scale);
+          ++mine[b < 256 ? b : 255];
+        }
+        for (int b = 0; b < 256; ++b) {
+#pragma omp atomic
+          (*counts)[b] += mine[b];
+        }
+      }
+    });
+  };
+}
+#endif
+
+void register_cases() {
+  add_case({"sort_uint32", "clforge", 4.0, [](std::size_t n) { return clforge_sort(n, false); }});
+  add_case(
+      {"sort_by_key_uint32", "clforge", 8.0, [](std::size_t n) { return clforge_sort(n, true); }});
+  add_case({"histogram_256_float", "clforge", 4.0, clforge_histogram});
+  // Both algorithms forced, whatever the device's default (compare them on one device).
+  add_case({"sort_uint32", "clforge_onesweep", 4.0,
+            [](std::size_t n) { return clforge_sort(n, false, cf::sort_algorithm::onesweep); }});
+  add_case({"sort_uint32", "clforge_chunked", 4.0,
+            [](std::size_t n) { return clforge_sort(n, false, cf::sort_algorithm::chunked); }});
+  add_case({"sort_uint32", "std_sort", 4.0, std_sort, {}, true});
+#ifdef CLFORGE_BENCH_HAVE_OPENMP
+  add_case({"sort_uint32",
+            "openmp_radix",
+            4.0,
+            [](std::size_t n) { return openmp_sort(n, false); },
+            {},
+            true});
+  add_case({"sort_by_key_uint32",
+            "openmp_radix",
+            8.0,
+            [](std::size_t n) { return openmp_sort(n, true); },
+            {},
+            true});
+  add_case({"histogram_256_float", "openmp", 4.0, openmp_histogram, {}, true});
+#endif
+}
+
+}  // namespace
+CLFORGE_BENCH_REGISTER(register_cases);
+}  // namespace clforge_bench

@@ -1,0 +1,104 @@
+// clforge::histogram_kernel and clforge::histogram: counts per bin.
+//
+//   cf::histogram_kernel top_byte(ctx, "global const uint* x", "x[i] >> 24", 256);
+//   cf::array<cl_uint> counts = top_byte(q, x);        // counts[b]: indices i with bin b
+//   cf::array<cl_uint> h = cf::histogram(q, values, 100, 0.0f, 1.0f);
+//
+// The bin expression is an integer expression over `i` (ulong) and the arguments; indices whose
+// bin lies outside [0, bins) are not counted. Counts are 32-bit: a call over 2^32 indices or
+// more is refused. Few bins (their counts fit the local memory a group may use) are counted per
+// work-group in local memory and added once per group; more bins are counted with one global
+// atomic per index.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clforge/array.hpp"
+#include "clforge/detail/signature.hpp"
+#include "clforge/event.hpp"
+#include "clforge/queue.hpp"
+
+namespace clforge {
+
+struct histogram_options {
+  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
+  std::string name = "histogram";
+  /// Pasted before the kernel: helpers the bin expression calls.
+  std::string preamble;
+  /// Passed to the OpenCL compiler.
+  std::string build_options;
+  /// Each call checks that every array argument holds n elements. Turn off for arrays indexed
+  /// otherwise (lookup tables).
+  bool check_array_lengths = true;
+};
+
+namespace detail {
+struct histogram_state;
+}
+
+class histogram_kernel {
+ public:
+  histogram_kernel(const context& ctx, const std::string& arguments, const std::string& bin_expr,
+                   std::size_t bins, const histogram_options& options = {});
+
+  /// Counts over the length n of the first array argument into a new array of bins() counts.
+  template <class... Args>
+  array<cl_uint> operator()(const queue& q, const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    if (!bound.has_array())
+      throw error(who() + ": no array argument to take the length from; use run(q, n, ...)");
+    return count(q, bound.first_array_length(), bound);
+  }
+  /// Counts over the indices [0, n).
+  template <class... Args>
+  array<cl_uint> run(const queue& q, std::size_t n, const Args&... args) const {
+    return count(q, n, detail::argument_list::bind(who(), parameters(), args...));
+  }
+  /// Adds the counts over [0, n) to `counts` (bins() elements), e.g. to accumulate.
+  template <class... Args>
+  event accumulate(const queue& q, array<cl_uint>& counts, std::size_t n,
+                   const Args&... args) const {
+    return add(q, counts, n, detail::argument_list::bind(who(), parameters(), args...));
+  }
+
+  std::size_t bins() const;
+  /// Whether counts are kept per work-group in local memory (false: global atomics).
+  bool privatised() const;
+  const std::string& source() const;
+
+ private:
+  const std::string& who() const;
+  const std::vector<detail::parameter>& parameters() const;
+  array<cl_uint> count(const queue& q, std::size_t n, const detail::argument_list& bound) const;
+  event add(const queue& q, array<cl_uint>& counts, std::size_t n,
+            const detail::argument_list& bound) const;
+  std::shared_ptr<const detail::histogram_state> state_;
+};
+
+namespace detail {
+/// The cached histogram_kernel of histogram() for (context, type, bins).
+const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
+                                              std::size_t bins);
+void check_histogram_range(std::size_t bins, double lo, double hi);
+void check_histogram_scale(double width, double scale);
+}  // namespace detail
+
+/// Counts of x in `bins` equal-width bins over [lo, hi]: bin b = floor((x - lo) * s) with
+/// s = bins / (hi - lo) computed in T (and (x - lo) * s in T), so a value on a border between
+/// bins lands where that arithmetic puts it; x == hi counts in the last bin. Values outside
+/// [lo, hi] and NaNs are not counted. T is float or double.
+template <class T>
+array<cl_uint> histogram(const queue& q, const array<T>& x, std::size_t bins, T lo, T hi) {
+  static_assert(std::is_floating_point_v<T>, "clforge::histogram: float or double values");
+  detail::check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
+  const T width = hi - lo;  // in T, as the kernel computes
+  const T scale = static_cast<T>(bins) / width;
+  detail::check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
+  return detail::equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale);
+}
+
+}  // namespace clforge

@@ -1,0 +1,226 @@
+// clforge::sort and clforge::sort_by_key: stable LSD radix sort of device arrays in place.
+//
+//   cf::sort(q, keys);                              // ascending, stable
+//   cf::sort(q, keys, cf::order::descending);
+//   cf::sort_by_key(q, keys, values);               // values move with their keys
+//   cf::sort_scratch scratch;                       // reused: repeated sorts allocate nothing
+//   cf::sort_options o;  o.scratch = &scratch;  o.end_bit = 20;
+//   cf::sort(q, keys, o);                           // sort on bits [0, 20) only
+//
+// Keys: every 8-, 16-, 32- and 64-bit integer type (std::size_t included), float and double.
+// Floating-point keys follow IEEE 754's total order, except that all NaNs compare equal:
+// -inf < ... < -0.0 < +0.0 < ... < +inf < NaN, so -0.0 comes before +0.0 and NaNs come last (in
+// their input order). Descending is the exact reverse (NaNs first); equal keys keep their input
+// order in both directions.
+//
+// Values: any trivially copyable type of 1, 2, 4, 8 or 16 bytes (moved as bits).
+//
+// Bit ranges (begin_bit, end_bit) select bits of the key's ordered form: the key itself for
+// unsigned integers; signed integers with the sign bit flipped; floating point as above. Keys
+// equal on those bits keep their input order.
+//
+// Algorithms, chosen per device class (sort_options::algorithm overrides):
+//   onesweep  GPUs: digit counts of every pass in one read, then one pass per 8-bit digit that
+//             ranks a tile in local memory and finds its output positions by decoupled look-back
+//             over the preceding tiles (Adinets & Merrill, "Onesweep", 2022).
+//   chunked   CPUs: one work-item per contiguous chunk with a private histogram; per digit a
+//             counting pass, a scan of the (digit, chunk) table and a scatter pass.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clforge/array.hpp"
+#include "clforge/detail/signature.hpp"
+#include "clforge/event.hpp"
+#include "clforge/queue.hpp"
+
+namespace clforge {
+
+enum class order { ascending, descending };
+
+enum class sort_algorithm { automatic, onesweep, chunked };
+
+namespace detail {
+struct sort_scratch_state;
+}
+
+/// Temporaries of radix sorts (a second key and value buffer, digit counts, tile states), kept
+/// between calls so that repeated sorts of up to the same size allocate nothing. One scratch
+/// serves one queue at a time (calls on it are serialised by a lock; use one scratch per queue
+/// when sorting on several queues at once).
+class sort_scratch {
+ public:
+  sort_scratch();
+  /// Device memory held now, in bytes.
+  std::size_t bytes() const;
+  /// Frees the held buffers (back to the context's pool).
+  void release();
+
+  std::shared_ptr<detail::sort_scratch_state> state() const { return state_; }
+
+ private:
+  std::shared_ptr<detail::sort_scratch_state> state_;
+};
+
+struct sort_options {
+  static constexpr unsigned all_bits = ~0u;
+  order direction = order::ascending;
+  /// Sort on bits [begin_bit, end_bit) of the ordered key (all_bits: the key's width).
+  unsigned begin_bit = 0;
+  unsigned end_bit = all_bits;
+  /// Reused temporaries; nullptr: temporaries from the context's pool for this call.
+  sort_scratch* scratch = nullptr;
+  /// automatic: by device class (onesweep on GPUs, chunked on CPUs).
+  sort_algorithm algorithm = sort_algorithm::automatic;
+};
+
+namespace detail {
+
+/// How the kernels see a key type.
+struct sort_key_type {
+  const char* name;           // OpenCL C type
+  const char* unsigned_name;  // unsigned OpenCL C type of the same width
+  unsigned bits;
+  int kind;  // 0 unsigned, 1 signed, 2 floating point
+};
+
+template <class K>
+constexpr sort_key_type sort_key_of() {
+  static_assert(!std::is_same_v<K, bool>, "clforge::sort: bool keys are not supported");
+  static_assert(std::is_arithmetic_v<K> &&
+                    (sizeof(K) == 1 || sizeof(K) == 2 || sizeof(K) == 4 || sizeof(K) == 8),
+                "clforge::sort: keys are 8/16/32/64-bit integers, float or double");
+  constexpr bool fp = std::is_floating_point_v<K>;
+  static_assert(!fp || sizeof(K) == 4 || sizeof(K) == 8, "clforge::sort: float or double only");
+  constexpr unsigned bits = sizeof(K) * 8;
+  constexpr int kind = fp ? 2 : std::is_signed_v<K> ? 1 : 0;
+  constexpr const char* names[4][3] = {{"uchar", "char", ""},
+                                       {"ushort", "short", ""},
+                                       {"uint", "int", "float"},
+                                       {"ulong", "long", "double"}};
+  constexpr int width = sizeof(K) == 1 ? 0 : sizeof(K) == 2 ? 1 : sizeof(K) == 4 ? 2 : 3;
+  return {names[width][kind], names[width][0], bits, kind};
+}
+
+/// The type-independent sort (lib/algorithms/sort.cpp). `values` is null for keys only.
+event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,
+                 const sort_key_type& key, const cl::Buffer* values, std::size_t value_size,
+                 const sort_options& options);
+
+template <class V>
+constexpr void check_sort_value() {
+  static_assert(std::is_trivially_copyable_v<V>,
+                "clforge::sort_by_key: values are trivially "
+                "copyable");
+  static_assert(
+      sizeof(V) == 1 || sizeof(V) == 2 || sizeof(V) == 4 || sizeof(V) == 8 || sizeof(V) == 16,
+      "clforge::sort_by_key: values of 1, 2, 4, 8 or 16 bytes");
+}
+
+}  // namespace detail
+
+/// Sorts `keys` in place, stably. Returns the event of the last command (empty for n < 2).
+template <class K>
+event sort(const queue& q, array<K>& keys, const sort_options& options = {}) {
+  return detail::radix_sort(q, "sort", keys.buffer(), keys.size(), detail::sort_key_of<K>(),
+                            nullptr, 0, options);
+}
+template <class K>
+event sort(const queue& q, array<K>& keys, order direction) {
+  sort_options o;
+  o.direction = direction;
+  return sort(q, keys, o);
+}
+
+/// Sorts `keys` in place, stably, and permutes `values` (of the same length) with them.
+template <class K, class V>
+event sort_by_key(const queue& q, array<K>& keys, array<V>& values,
+                  const sort_options& options = {}) {
+  detail::check_sort_value<V>();
+  if (keys.size() != values.size())
+    throw error("sort_by_key: " + std::to_string(keys.size()) + " keys but " +
+                std::to_string(values.size()) + " values (they must have the same length)");
+  return detail::radix_sort(q, "sort_by_key", keys.buffer(), keys.size(), detail::sort_key_of<K>(),
+                            &values.buffer(), sizeof(V), options);
+}
+template <class K, class V>
+event sort_by_key(const queue& q, array<K>& keys, array<V>& values, order direction) {
+  sort_options o;
+  o.direction = direction;
+  return sort_by_key(q, keys, values, o);
+}
+
+// ---- radix_sort_kernel ------------------------------------------------------------------------
+
+struct radix_sort_options {
+  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
+  std::string name = "radix_sort";
+  /// Pasted before the generated kernels: helpers the key expression calls.
+  std::string preamble;
+  /// Passed to the OpenCL compiler.
+  std::string build_options;
+  sort_algorithm algorithm = sort_algorithm::automatic;
+  /// Reused temporaries of the sort itself (see sort_scratch).
+  sort_scratch* scratch = nullptr;
+};
+
+namespace detail {
+struct radix_sort_state;
+template <class T>
+std::size_t sort_argument_length(const T&) {
+  return 0;
+}
+template <class T>
+std::size_t sort_argument_length(const array<T>& a) {
+  return a.size();
+}
+template <class T>
+std::size_t sort_element_size(const T&) {
+  return 0;
+}
+template <class T>
+std::size_t sort_element_size(const array<T>&) {
+  return sizeof(T);
+}
+}  // namespace detail
+
+/// PyOpenCL's RadixSort for C++: sorts indices 0..n-1 stably by an unsigned key computed from
+/// a snippet, and permutes the named arrays by it, in place.
+///
+///   cf::radix_sort_kernel by_cell(ctx, "global float* x, global float* y, global float* vx",
+///                                 "cell_of(x[i], y[i])", {"x", "y", "vx"}, 16, options);
+///   by_cell(q, x, y, vx);   // x, y and vx reordered by cell, ties in their old order
+///
+/// `key_expr` is an expression over `i` (ulong) and the arguments, of an unsigned integer type;
+/// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
+/// permuted (global pointers, not const, all of the same length n; n is their length). The
+/// kernels are generated and built once, at construction, through the program cache.
+class radix_sort_kernel {
+ public:
+  radix_sort_kernel(const context& ctx, const std::string& arguments, const std::string& key_expr,
+                    const std::vector<std::string>& sort_by, unsigned key_bits = 32,
+                    const radix_sort_options& options = {});
+
+  template <class... Args>
+  event operator()(const queue& q, const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    return run(q, bound, {detail::sort_argument_length(args)...},
+               {detail::sort_element_size(args)...});
+  }
+
+  /// The generated OpenCL C source.
+  const std::string& source() const;
+
+ private:
+  const std::string& who() const;
+  const std::vector<detail::parameter>& parameters() const;
+  event run(const queue& q, const detail::argument_list& bound,
+            const std::vector<std::size_t>& lengths, const std::vector<std::size_t>& sizes) const;
+  std::shared_ptr<const detail::radix_sort_state> state_;
+};
+
+}  // namespace clforge

@@ -1,0 +1,349 @@
+// clforge radix sort: LSD radix sort on 8-bit digits (lib/algorithms/sort.cpp drives it).
+//
+// Plain OpenCL C specialised by #defines that the host puts in front of this file:
+//   CLFORGE_KEY_T, CLFORGE_UKEY_T   the key type and the unsigned type of its width
+//   CLFORGE_KEY_KIND                0 unsigned, 1 signed integer, 2 IEEE floating point
+//   CLFORGE_HAS_VALUES              1: values move with their keys (CLFORGE_VALUE_T: an unsigned
+//                                   type of the values' size; values are moved as bits)
+//   CLFORGE_ONESWEEP                1: the onesweep kernels, 0: the chunked ones
+//   CLFORGE_GROUP, CLFORGE_ITEMS    onesweep tile: work-items per group, keys per work-item
+//   CLFORGE_KEY_SIZE, CLFORGE_VALUE_SIZE   sizeof of the two types (for #if)
+//
+// Keys are sorted by their "ordered bits": an unsigned integer whose order is the keys' order
+// (signed: the sign bit flipped; floating point: IEEE total order with -0.0 before +0.0 and every
+// NaN mapped above +inf, so NaNs come last; descending: all bits inverted). A pass sorts stably
+// by the digit (ordered >> shift) & mask.
+//
+// Two algorithms:
+//   onesweep (GPUs; Adinets & Merrill, "Onesweep", 2022): clforge_sort_histograms counts every
+//     pass's digits at once (one read of the keys), clforge_sort_digit_bases turns the counts
+//     into each digit's first output position, then one clforge_sort_onesweep launch per pass
+//     (and per portion of the keys) ranks a tile of keys in local memory and finds where the
+//     tile's run of each digit goes by decoupled look-back over the preceding tiles' digit
+//     counts: each key is read once and written once per pass.
+//   chunked (CPUs): one work-item per contiguous chunk; per pass clforge_sort_chunk_count
+//     (a private histogram per chunk), clforge_sort_chunk_offsets (exclusive scan of the
+//     (digit, chunk) table) and clforge_sort_chunk_scatter.
+#ifndef CLFORGE_KEY_T
+#define CLFORGE_KEY_T uint
+#define CLFORGE_UKEY_T uint
+#define CLFORGE_KEY_KIND 0
+#define CLFORGE_KEY_SIZE 4
+#endif
+#ifndef CLFORGE_HAS_VALUES
+#define CLFORGE_HAS_VALUES 0
+#endif
+#ifndef CLFORGE_VALUE_T
+#define CLFORGE_VALUE_T uint
+#define CLFORGE_VALUE_SIZE 4
+#endif
+#ifndef CLFORGE_GROUP
+#define CLFORGE_GROUP 64
+#endif
+#ifndef CLFORGE_ITEMS
+#define CLFORGE_ITEMS 16
+#endif
+
+#define CLFORGE_RADIX_BITS 8
+#define CLFORGE_RADIX 256
+#define CLFORGE_MAX_PASSES (CLFORGE_KEY_SIZE)  // 8-bit digits: one pass per byte at most
+
+#define CLFORGE_CAT_(a, b) a##b
+#define CLFORGE_CAT(a, b) CLFORGE_CAT_(a, b)
+#define CLFORGE_AS_UKEY(x) CLFORGE_CAT(as_, CLFORGE_UKEY_T)(x)
+#define CLFORGE_SIGN_BIT ((CLFORGE_UKEY_T)1 << (CLFORGE_KEY_SIZE * 8 - 1))
+
+// `descending` (0 or 1) is a kernel argument, so both directions share one program.
+static inline CLFORGE_UKEY_T clforge_ordered(CLFORGE_KEY_T k, uint descending) {
+  CLFORGE_UKEY_T u = CLFORGE_AS_UKEY(k);
+#if CLFORGE_KEY_KIND == 1
+  u ^= CLFORGE_SIGN_BIT;
+#elif CLFORGE_KEY_KIND == 2
+  u = isnan(k)                ? (CLFORGE_UKEY_T)(~(CLFORGE_UKEY_T)0)
+      : (u & CLFORGE_SIGN_BIT) ? (CLFORGE_UKEY_T)(~u)
+                               : (CLFORGE_UKEY_T)(u | CLFORGE_SIGN_BIT);
+#endif
+  return descending ? (CLFORGE_UKEY_T)(~u) : u;
+}
+
+static inline uint clforge_digit(CLFORGE_KEY_T k, uint descending, uint shift, uint mask) {
+  return (uint)(clforge_ordered(k, descending) >> shift) & mask;
+}
+
+#ifndef CLFORGE_ONESWEEP
+#define CLFORGE_ONESWEEP 1  // 1: the onesweep kernels; 0: the chunked ones (one program each)
+#endif
+
+#if CLFORGE_ONESWEEP
+// ---- onesweep -------------------------------------------------------------------------------
+
+// Group g counts the digits of keys [g * chunk, (g + 1) * chunk) for every pass:
+// group_counts[(g * passes + p) * RADIX + d]. Pass p uses bits [begin_bit + 8p, end_bit).
+kernel void clforge_sort_histograms(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
+                                    uint descending, uint begin_bit, uint end_bit,
+                                    global uint* group_counts) {
+  local uint counts[CLFORGE_MAX_PASSES * CLFORGE_RADIX];
+  const uint lid = get_local_id(0), lsize = get_local_size(0);
+  const uint passes = (end_bit - begin_bit + CLFORGE_RADIX_BITS - 1) / CLFORGE_RADIX_BITS;
+  for (uint k = lid; k < passes * CLFORGE_RADIX; k += lsize) counts[k] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong start = get_group_id(0) * chunk;
+  const ulong end = min(n, start + chunk);
+  for (ulong i = start + lid; i < end; i += lsize) {
+    const CLFORGE_UKEY_T u = clforge_ordered(keys[i], descending);
+    for (uint p = 0; p < passes; ++p) {
+      const uint shift = begin_bit + p * CLFORGE_RADIX_BITS;
+      const uint bits = min((uint)CLFORGE_RADIX_BITS, end_bit - shift);
+      atomic_inc(&counts[p * CLFORGE_RADIX + ((uint)(u >> shift) & ((1u << bits) - 1u))]);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  global uint* mine = group_counts + (ulong)get_group_id(0) * passes * CLFORGE_RADIX;
+  for (uint k = lid; k < passes * CLFORGE_RADIX; k += lsize) mine[k] = counts[k];
+}
+
+// One group of RADIX work-items: bases[p * RADIX + d] = how many keys have a digit below d in
+// pass p (where the keys of digit d start in that pass's output).
+__attribute__((reqd_work_group_size(CLFORGE_RADIX, 1, 1)))
+kernel void clforge_sort_digit_bases(global const uint* group_counts, uint groups, uint passes,
+                                     global ulong* bases) {
+  local ulong sums[CLFORGE_RADIX];
+  const uint d = get_local_id(0);
+  for (uint p = 0; p < passes; ++p) {
+    ulong s = 0;
+    for (uint g = 0; g < groups; ++g) s += group_counts[((ulong)g * passes + p) * CLFORGE_RADIX + d];
+    sums[d] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (d == 0) {
+      ulong running = 0;
+      for (uint k = 0; k < CLFORGE_RADIX; ++k) {
+        const ulong c = sums[k];
+        bases[p * CLFORGE_RADIX + k] = running;
+        running += c;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// Tile status words, one per (tile, digit): epoch (24 bits) | flag (2) | count (38). A word of
+// another epoch (an earlier launch, or a cleared buffer: epoch 0) reads as "not published yet",
+// so the buffer is cleared only when it is new or the epochs wrap.
+#define CLFORGE_COUNT_BITS 38
+#define CLFORGE_FLAG_AGGREGATE 1ul  // the tile's own count of the digit
+#define CLFORGE_FLAG_PREFIX 2ul     // the count in this tile and every tile before it
+#define CLFORGE_STATUS(epoch, flag, count) \
+  (((ulong)(epoch) << 40) | ((flag) << CLFORGE_COUNT_BITS) | (ulong)(count))
+
+#define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
+#define CLFORGE_DIGITS_PER_ITEM (CLFORGE_RADIX / CLFORGE_GROUP)
+#define CLFORGE_STRIDE (CLFORGE_GROUP + 1)  // a padded row of the rank matrix
+#define CLFORGE_MATRIX_BYTES (CLFORGE_RADIX * CLFORGE_STRIDE * 2)
+#if CLFORGE_HAS_VALUES
+#define CLFORGE_STAGE_BYTES (CLFORGE_TILE * (CLFORGE_KEY_SIZE + CLFORGE_VALUE_SIZE))
+#else
+#define CLFORGE_STAGE_BYTES (CLFORGE_TILE * CLFORGE_KEY_SIZE)
+#endif
+#if CLFORGE_MATRIX_BYTES > CLFORGE_STAGE_BYTES
+#define CLFORGE_AREA_BYTES CLFORGE_MATRIX_BYTES
+#else
+#define CLFORGE_AREA_BYTES CLFORGE_STAGE_BYTES
+#endif
+
+// One pass over the keys [portion_start, portion_end). A group takes the next tile from an
+// atomic counter (so every tile it waits for was taken by a group that already runs: no
+// deadlock), ranks its keys stably by digit in local memory, publishes its digit counts, looks
+// back over the preceding tiles for where its run of each digit starts, and writes its keys
+// (and values) in digit order, so consecutive work-items write consecutive addresses.
+//
+// Ranking: every work-item holds ITEMS consecutive keys and counts their digits in its own
+// column of a RADIX x GROUP matrix of ushort; an exclusive scan of the matrix in (digit,
+// work-item) order gives, for each key, the keys of smaller digits plus the keys of its digit
+// in earlier work-items. Adding the key's count within its work-item makes the rank stable.
+//
+// Portions: the tile counter and statuses cover one portion; bases[bases_in_at + d] is where
+// the portion's keys of digit d start, and the portion's last tile writes the next portion's
+// starts to bases[bases_out_at + d].
+__attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
+kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CLFORGE_KEY_T* keys_out,
+#if CLFORGE_HAS_VALUES
+                                  global const CLFORGE_VALUE_T* values_in,
+                                  global CLFORGE_VALUE_T* values_out,
+#endif
+                                  ulong portion_start, ulong portion_end, uint descending, uint shift,
+                                  uint mask,
+                                  global ulong* bases, uint bases_in_at, uint bases_out_at,
+                                  global uint* counters, global volatile ulong* status,
+                                  uint epoch) {
+  local ulong area[(CLFORGE_AREA_BYTES + 7) / 8];  // the rank matrix, then the staged tile
+  local uint tile_count[CLFORGE_RADIX];            // keys of each digit in this tile
+  local uint digit_start[CLFORGE_RADIX];           // where they start within the sorted tile
+  local ulong digit_offset[CLFORGE_RADIX];         // output position of tile position 0 of d
+  local uint partial[2 * CLFORGE_GROUP];           // Hillis-Steele ping-pong
+  local uint tile_slot;
+  local ushort* matrix = (local ushort*)area;
+  local CLFORGE_KEY_T* stage_keys = (local CLFORGE_KEY_T*)area;
+#if CLFORGE_HAS_VALUES
+  local CLFORGE_VALUE_T* stage_values =
+      (local CLFORGE_VALUE_T*)((local uchar*)area + CLFORGE_TILE * CLFORGE_KEY_SIZE);
+#endif
+
+  const uint lid = get_local_id(0);
+  if (lid == 0) {
+    tile_slot = atomic_inc(&counters[epoch & 1u]);
+    // The next launch uses the other counter; this one is the first to run that can clear it.
+    if (get_group_id(0) == 0) counters[(epoch & 1u) ^ 1u] = 0;
+  }
+  for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const uint tile = tile_slot;
+  const uint tiles = (uint)((portion_end - portion_start + CLFORGE_TILE - 1) / CLFORGE_TILE);
+  const ulong first = portion_start + (ulong)tile * CLFORGE_TILE;
+  const uint valid = (uint)min((ulong)CLFORGE_TILE, portion_end - first);
+  const uint mine = lid * CLFORGE_ITEMS;
+
+  CLFORGE_KEY_T key[CLFORGE_ITEMS];
+  uint digit[CLFORGE_ITEMS], rank[CLFORGE_ITEMS];
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
+    if (mine + j < valid) {
+      key[j] = keys_in[first + mine + j];
+      digit[j] = clforge_digit(key[j], descending, shift, mask);
+      const uint slot = digit[j] * CLFORGE_STRIDE + lid;
+      rank[j] = matrix[slot];
+      matrix[slot] = (ushort)(rank[j] + 1);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // Each work-item scans the rows of its digits over the work-items.
+  uint my_sum = 0;
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+    uint s = 0;
+    for (uint t = 0; t < CLFORGE_GROUP; ++t) {
+      const uint c = matrix[d * CLFORGE_STRIDE + t];
+      matrix[d * CLFORGE_STRIDE + t] = (ushort)s;
+      s += c;
+    }
+    tile_count[d] = s;
+    my_sum += s;
+  }
+  // Exclusive scan of the work-items' digit sums: where each work-item's first digit starts.
+  partial[lid] = my_sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint from = 0;
+  for (uint offset = 1; offset < CLFORGE_GROUP; offset <<= 1) {
+    const uint to = from ^ CLFORGE_GROUP;
+    uint v = partial[from + lid];
+    if (lid >= offset) v += partial[from + lid - offset];
+    partial[to + lid] = v;
+    from = to;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  uint running = partial[from + lid] - my_sum;
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+    digit_start[d] = running;
+    running += tile_count[d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
+    if (mine + j < valid)
+      rank[j] += digit_start[digit[j]] + matrix[digit[j] * CLFORGE_STRIDE + lid];
+
+  // Decoupled look-back, one work-item per digit (DIGITS_PER_ITEM digits each): publish the
+  // tile's counts first, so successors can go on while this tile waits.
+  global volatile ulong* my_status = status + (ulong)tile * CLFORGE_RADIX;
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+    my_status[d] = CLFORGE_STATUS(epoch, tile == 0 ? CLFORGE_FLAG_PREFIX : CLFORGE_FLAG_AGGREGATE,
+                                  tile_count[d]);
+  }
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+    ulong prefix = 0;
+    for (uint p = tile; p > 0; --p) {
+      ulong word;
+      do {
+        word = status[(ulong)(p - 1) * CLFORGE_RADIX + d];
+      } while ((uint)(word >> 40) != epoch);
+      prefix += word & ((1ul << CLFORGE_COUNT_BITS) - 1ul);
+      if (((word >> CLFORGE_COUNT_BITS) & 3ul) == CLFORGE_FLAG_PREFIX) break;
+    }
+    if (tile > 0) my_status[d] = CLFORGE_STATUS(epoch, CLFORGE_FLAG_PREFIX, prefix + tile_count[d]);
+    const ulong base = bases[bases_in_at + d];
+    digit_offset[d] = base + prefix - digit_start[d];
+    if (tile == tiles - 1) bases[bases_out_at + d] = base + prefix + tile_count[d];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // the matrix is read; the area now stages the sorted tile
+
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
+    if (mine + j < valid) stage_keys[rank[j]] = key[j];
+#if CLFORGE_HAS_VALUES
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
+    if (mine + j < valid) stage_values[rank[j]] = values_in[first + mine + j];
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = lid; k < valid; k += CLFORGE_GROUP) {
+    const CLFORGE_KEY_T kk = stage_keys[k];
+    const ulong to = digit_offset[clforge_digit(kk, descending, shift, mask)] + k;
+    keys_out[to] = kk;
+#if CLFORGE_HAS_VALUES
+    values_out[to] = stage_values[k];
+#endif
+  }
+}
+
+#else
+// ---- chunked (CPUs) -------------------------------------------------------------------------
+
+// Work-item c counts the digits of its chunk: counts[d * chunks + c].
+kernel void clforge_sort_chunk_count(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
+                                     uint chunks, uint descending, uint shift, uint mask,
+                                     global ulong* counts) {
+  const uint c = get_global_id(0);
+  if (c >= chunks) return;
+  uint hist[CLFORGE_RADIX];
+  for (uint d = 0; d < CLFORGE_RADIX; ++d) hist[d] = 0;
+  const ulong start = c * chunk;
+  const ulong end = min(n, start + chunk);
+  for (ulong i = start; i < end; ++i) ++hist[clforge_digit(keys[i], descending, shift, mask)];
+  for (uint d = 0; d < CLFORGE_RADIX; ++d) counts[(ulong)d * chunks + c] = hist[d];
+}
+
+// One work-item: exclusive scan of the (digit, chunk) table in place, so counts[d * chunks + c]
+// becomes where chunk c's keys of digit d go.
+kernel void clforge_sort_chunk_offsets(global ulong* counts, uint entries) {
+  ulong running = 0;
+  for (uint k = 0; k < entries; ++k) {
+    const ulong c = counts[k];
+    counts[k] = running;
+    running += c;
+  }
+}
+
+kernel void clforge_sort_chunk_scatter(global const CLFORGE_KEY_T* keys_in,
+                                       global CLFORGE_KEY_T* keys_out,
+#if CLFORGE_HAS_VALUES
+                                       global const CLFORGE_VALUE_T* values_in,
+                                       global CLFORGE_VALUE_T* values_out,
+#endif
+                                       ulong n, ulong chunk, uint chunks, uint descending,
+                                       uint shift, uint mask, global const ulong* offsets) {
+  const uint c = get_global_id(0);
+  if (c >= chunks) return;
+  ulong next[CLFORGE_RADIX];
+  for (uint d = 0; d < CLFORGE_RADIX; ++d) next[d] = offsets[(ulong)d * chunks + c];
+  const ulong start = c * chunk;
+  const ulong end = min(n, start + chunk);
+  for (ulong i = start; i < end; ++i) {
+    const CLFORGE_KEY_T k = keys_in[i];
+    const ulong to = next[clforge_digit(k, descending, shift, mask)]++;
+    keys_out[to] = k;
+#if CLFORGE_HAS_VALUES
+    values_out[to] = values_in[i];
+#endif
+  }
+}
+#endif  // CLFORGE_ONESWEEP

@@ -1,0 +1,86 @@
+// gather and scatter (kernels/gather.cl): one launch; with bounds checking, a read of the report.
+#include <string>
+
+#include "clforge/algorithms/selection.hpp"
+#include "clforge/detail/codegen.hpp"
+#include "snippet_support.hpp"
+
+namespace clforge {
+namespace detail {
+
+namespace {
+const char* unsigned_of_size(std::size_t size) {
+  switch (size) {
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    case 8:
+      return "ulong";
+    default:
+      return "ulong2";
+  }
+}
+const char* index_type(std::size_t size, bool is_signed) {
+  switch (size) {
+    case 1:
+      return is_signed ? "char" : "uchar";
+    case 2:
+      return is_signed ? "short" : "ushort";
+    case 4:
+      return is_signed ? "int" : "uint";
+    default:
+      return is_signed ? "long" : "ulong";
+  }
+}
+}  // namespace
+
+event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
+                     std::size_t index_size, bool index_signed, std::size_t n,
+                     const cl::Buffer& src, std::size_t src_size, const cl::Buffer& dst,
+                     std::size_t dst_size, std::size_t value_size, bounds check) {
+  const char* who = is_scatter ? "scatter" : "gather";
+  if (n == 0) return {};
+  const bool checked = check == bounds::checked;
+  const std::string source = std::string("#define CLFORGE_VALUE_T ") +
+                             unsigned_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
+                             index_type(index_size, index_signed) + "\n#define CLFORGE_CHECKED " +
+                             (checked ? "1" : "0") + "\n" + std::string(embedded_kernel("gather"));
+  const context& ctx = q.ctx();
+  program prog;
+  try {
+    prog = ctx.build(source);
+  } catch (const error& failure) {
+    throw error(std::string(who) + ": " + failure.what());
+  }
+  const kernel k = prog.kernel(is_scatter ? "clforge_scatter" : "clforge_gather");
+  array<cl_uint> report(q, 5);
+  if (checked) report.fill(q, 0, 0, 1);
+  order_point(q);
+  const std::size_t checked_size = is_scatter ? dst_size : src_size;
+  event e = is_scatter ? q.launch(k, ndrange(n), src, indices, dst, cl_ulong(n),
+                                  cl_ulong(checked_size), report.buffer())
+                       : q.launch(k, ndrange(n), indices, src, dst, cl_ulong(n),
+                                  cl_ulong(checked_size), report.buffer());
+  order_point(q);
+  if (checked) {
+    cl_uint r[5] = {0, 0, 0, 0, 0};
+    report.read(q, r, 0, 5);
+    if (r[0]) {
+      const std::uint64_t position = r[1] | (std::uint64_t(r[2]) << 32);
+      const std::uint64_t raw = r[3] | (std::uint64_t(r[4]) << 32);
+      const std::string value =
+          index_signed ? std::to_string(static_cast<std::int64_t>(raw)) : std::to_string(raw);
+      throw error(std::string(who) + ": indices[" + std::to_string(position) + "] = " + value +
+                  " is out of range for the " + (is_scatter ? "destination" : "source") + " of " +
+                  std::to_string(checked_size) +
+                  " elements (not used; the in-range elements were moved)");
+    }
+  }
+  return e;
+}
+
+}  // namespace detail
+}  // namespace clforge

@@ -1,0 +1,230 @@
+// histogram_kernel (kernels/histogram.cl): tuning policy per device class, generation, launch.
+#include "clforge/algorithms/histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "clforge/detail/codegen.hpp"
+#include "snippet_support.hpp"
+
+namespace clforge {
+namespace detail {
+
+namespace {
+
+// ==== tuning ==================================================================================
+enum class device_class { nvidia_gpu, other_gpu, cpu };
+
+/// Work-items per group (1: one work-item counts its chunk without atomics, for CPUs).
+enum class group_size : unsigned { one = 1, g64 = 64, g256 = 256, g1024 = 1024 };
+/// Groups launched per compute unit (each counts one contiguous chunk).
+enum class groups_per_cu : unsigned { one = 1, four = 4, eight = 8, thirty_two = 32 };
+/// Bins counted in local memory at most (beyond: global atomics per index).
+enum class local_bins : unsigned { b1k = 1024, b4k = 4096, b8k = 8192 };
+
+struct histogram_policy {
+  group_size group;
+  groups_per_cu groups;
+  local_bins max_local_bins;
+};
+
+// ---- defaults per device class ---------------------------------------------------------------
+struct policy_row {
+  device_class device;
+  histogram_policy policy;
+};
+constexpr policy_row kDefaultPolicies[] = {
+    {device_class::nvidia_gpu, {group_size::g256, groups_per_cu::thirty_two, local_bins::b8k}},
+    {device_class::other_gpu, {group_size::g256, groups_per_cu::eight, local_bins::b4k}},
+    {device_class::cpu, {group_size::one, groups_per_cu::eight, local_bins::b8k}},
+};
+
+// ---- search space (candidate values per field, for a tuner) ----------------------------------
+[[maybe_unused]] constexpr group_size kGroupCandidates[] = {group_size::one, group_size::g64,
+                                                            group_size::g256, group_size::g1024};
+[[maybe_unused]] constexpr groups_per_cu kGroupsCandidates[] = {
+    groups_per_cu::one, groups_per_cu::four, groups_per_cu::eight, groups_per_cu::thirty_two};
+[[maybe_unused]] constexpr local_bins kLocalBinsCandidates[] = {local_bins::b1k, local_bins::b4k,
+                                                                local_bins::b8k};
+// ==== end of tuning ===========================================================================
+
+template <class E>
+constexpr std::size_t value(E e) {
+  return static_cast<std::size_t>(e);
+}
+
+histogram_policy policy_for(const device_info& info) {
+  std::string vendor = info.vendor;
+  std::transform(vendor.begin(), vendor.end(), vendor.begin(), ::tolower);
+  const device_class c = info.is_cpu() ? device_class::cpu
+                         : info.is_gpu() && vendor.find("nvidia") != std::string::npos
+                             ? device_class::nvidia_gpu
+                             : device_class::other_gpu;
+  for (const policy_row& row : kDefaultPolicies)
+    if (row.device == c) return row.policy;
+  return kDefaultPolicies[0].policy;
+}
+
+}  // namespace
+
+struct histogram_state {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  std::size_t bins = 0, group = 1, groups = 1;
+  bool privatised = true, check_lengths = true;
+  program prog;
+  kernel k;
+};
+
+}  // namespace detail
+
+histogram_kernel::histogram_kernel(const context& ctx, const std::string& arguments,
+                                   const std::string& bin_expr, std::size_t bins,
+                                   const histogram_options& options) {
+  using namespace detail;
+  if (!ctx) throw error("histogram_kernel: the context is empty");
+  auto st = std::make_shared<histogram_state>();
+  st->ctx = ctx;
+  st->name = options.name.empty() ? "histogram" : options.name;
+  check_kernel_name(st->name, "histogram_kernel");
+  st->who = "histogram_kernel \"" + st->name + "\"";
+  st->params = parse_signature(arguments);
+  check_parameter_names(st->params, st->who);
+  for (const parameter& p : st->params)
+    if (p.name == "n") throw error(st->who + ": a parameter may not be called n (the length)");
+  if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(st->who + ": the bin expression is empty");
+  if (bins == 0 || bins > 0x7fffffffu)
+    throw error(st->who + ": " + std::to_string(bins) + " bins; expected 1 to 2^31 - 1");
+  st->bins = bins;
+  st->check_lengths = options.check_array_lengths;
+
+  const device_info& info = ctx.info();
+  const histogram_policy policy = policy_for(info);
+  st->group = std::min(value(policy.group), info.max_work_group_size);
+  st->groups = value(policy.groups) * std::max<std::size_t>(1, info.compute_units);
+  st->privatised =
+      bins <= value(policy.max_local_bins) && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
+
+  const std::string pragma = fp64_pragma(ctx, st->params, false, st->who);
+  const std::string list = parameter_list(st->params);
+  const std::string source =
+      "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
+      std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
+      "\n" + pragma + "\n" + options.preamble + "\n" +
+      render_kernel("histogram", {{"name", st->name},
+                                  {"user_parameters", list.empty() ? "" : list + ", "},
+                                  {"bin_expr", bin_expr}});
+  try {
+    st->prog = ctx.build(source, options.build_options);
+  } catch (const error& failure) {
+    throw error(st->who + ": " + failure.what());
+  }
+  st->k = st->prog.kernel(st->name);
+  state_ = std::move(st);
+}
+
+std::size_t histogram_kernel::bins() const {
+  return state_->bins;
+}
+bool histogram_kernel::privatised() const {
+  return state_->privatised;
+}
+const std::string& histogram_kernel::source() const {
+  return state_->prog.source();
+}
+const std::string& histogram_kernel::who() const {
+  return state_->who;
+}
+const std::vector<detail::parameter>& histogram_kernel::parameters() const {
+  return state_->params;
+}
+
+array<cl_uint> histogram_kernel::count(const queue& q, std::size_t n,
+                                       const detail::argument_list& bound) const {
+  array<cl_uint> counts(q, state_->bins);
+  counts.fill(q, 0);
+  detail::order_point(q);
+  add(q, counts, n, bound);
+  return counts;
+}
+
+event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t n,
+                            const detail::argument_list& bound) const {
+  using namespace detail;
+  const histogram_state& st = *state_;
+  if (q.ctx().identity() != st.ctx.identity())
+    throw error(st.who + ": the queue belongs to another context than the kernel");
+  if (counts.size() < st.bins)
+    throw error(st.who + ": the counts array has " + std::to_string(counts.size()) +
+                " elements, the histogram " + std::to_string(st.bins) + " bins");
+  if (n > 0xffffffffu)
+    throw error(st.who + ": " + std::to_string(n) +
+                " indices; counts are 32-bit, so a call counts fewer than 2^32");
+  if (st.check_lengths) bound.require_array_lengths(n, "the histogram over n indices");
+  if (n == 0) return {};
+  // Each group a contiguous chunk; no more groups than chunks of one element per work-item.
+  std::size_t groups = std::clamp<std::size_t>((n + st.group - 1) / st.group, 1, st.groups);
+  const std::size_t chunk = (n + groups - 1) / groups;
+  groups = (n + chunk - 1) / chunk;
+  const cl_uint user = static_cast<cl_uint>(bound.count());
+  order_point(q);
+  event e =
+      launch_with(q, st.k, ndrange(groups * st.group).with_local(st.group), [&](kernel_state& ks) {
+        bound.set_on(ks.handle(), 0);
+        set_arg(ks, user, cl_ulong(n));
+        set_arg(ks, user + 1, cl_ulong(chunk));
+        set_arg(ks, user + 2, counts.buffer());
+      });
+  order_point(q);
+  return e;
+}
+
+namespace detail {
+
+void check_histogram_range(std::size_t bins, double lo, double hi) {
+  if (bins == 0) throw error("histogram: 0 bins (at least 1)");
+  if (!(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(hi - lo))
+    throw error("histogram: the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                "] is empty or not finite (lo < hi, both finite)");
+}
+
+void check_histogram_scale(double width, double scale) {
+  if (!std::isfinite(width) || !std::isfinite(scale) || !(scale > 0))
+    throw error("histogram: hi - lo = " + std::to_string(width) +
+                " gives no finite bin width in the value type");
+}
+
+const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
+                                              std::size_t bins) {
+  static std::mutex mutex;
+  static std::map<std::tuple<const void*, std::string, std::size_t>,
+                  std::shared_ptr<histogram_kernel>>
+      cache;
+  const auto key = std::make_tuple(ctx.identity(), type, bins);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = cache.find(key);
+    if (found != cache.end()) return *found->second;
+  }
+  histogram_options o;
+  o.name = "histogram";
+  // (x - lo) * scale in T; NaN fails both comparisons; x == hi and rounding up to `bins` land in
+  // the last bin.
+  o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
+               " hi, " + type + " scale) {\n  if (!(x >= lo && x <= hi)) return -1;\n" +
+               "  const long b = (long)((x - lo) * scale);\n  return b < " + std::to_string(bins) +
+               " ? b : " + std::to_string(bins - 1) + ";\n}\n";
+  auto made = std::make_shared<histogram_kernel>(
+      ctx, "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale",
+      "clforge_bin_of(x[i], lo, hi, scale)", bins, o);
+  std::lock_guard<std::mutex> lock(mutex);
+  return *cache.emplace(key, std::move(made)).first->second;
+}
+
+}  // namespace detail
+}  // namespace clforge

@@ -1,0 +1,600 @@
+// Radix sort (kernels/sort.cl): tuning policy per device class, temporaries, and the launches of
+// the two algorithms. The glue to the runtime is build_sort_program (program cache) and the
+// queue::launch calls in run_onesweep / run_chunked.
+#include "clforge/algorithms/sort.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "clforge/detail/checks.hpp"
+#include "clforge/detail/codegen.hpp"
+#include "snippet_support.hpp"
+
+namespace clforge {
+namespace detail {
+
+namespace {
+
+// ==== tuning ==================================================================================
+// The policy is data: one row per device class below, and the values a tuner may try next to
+// it. Fields a path does not use are still set, so a path can be forced on any device
+// (sort_options::algorithm), e.g. onesweep on PoCL in the tests.
+
+enum class device_class { nvidia_gpu, other_gpu, cpu };
+enum class sort_path { onesweep, chunked };
+
+/// Work-items per onesweep tile. The rank matrix has one column per work-item, so a group of
+/// G work-items uses 256 x (G + 1) x 2 bytes of local memory: 64 fits every GPU's 32-48 KiB.
+enum class tile_group : unsigned { g32 = 32, g64 = 64, g128 = 128, g256 = 256 };
+/// Keys per work-item in a onesweep tile (a tile holds at most 65535 keys: ushort ranks).
+/// Shrunk (halved) at run time where the staged tile with its values does not fit local memory.
+enum class tile_items : unsigned { i8 = 8, i16 = 16, i24 = 24, i32 = 32 };
+/// Tiles per onesweep launch: bounds the tile-state memory (256 x 8 bytes per tile).
+enum class portion : unsigned { t4k = 4096, t16k = 16384, t32k = 32768 };
+/// Work-items per group of the up-front digit count, and its groups per compute unit.
+enum class histogram_group : unsigned { g64 = 64, g256 = 256, g1024 = 1024 };
+enum class histogram_groups_per_cu : unsigned { one = 1, four = 4, sixteen = 16 };
+/// Chunked: work-items (chunks) per compute unit, and the fewest keys worth a chunk.
+enum class chunks_per_cu : unsigned { one = 1, four = 4, eight = 8, sixteen = 16 };
+enum class min_chunk_keys : unsigned { k4 = 4096, k16 = 16384, k64 = 65536 };
+
+struct sort_policy {
+  sort_path path;
+  tile_group group;
+  tile_items items;
+  portion portion_tiles;
+  histogram_group hist_group;
+  histogram_groups_per_cu hist_groups_per_cu;
+  chunks_per_cu chunks;
+  min_chunk_keys min_chunk;
+};
+
+// ---- defaults per device class ---------------------------------------------------------------
+struct policy_row {
+  device_class device;
+  sort_policy policy;
+};
+constexpr policy_row kDefaultPolicies[] = {
+    {device_class::nvidia_gpu,
+     {sort_path::onesweep, tile_group::g64, tile_items::i32, portion::t32k, histogram_group::g256,
+      histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
+    {device_class::other_gpu,
+     {sort_path::onesweep, tile_group::g64, tile_items::i16, portion::t32k, histogram_group::g256,
+      histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
+    {device_class::cpu,
+     {sort_path::chunked, tile_group::g64, tile_items::i16, portion::t4k, histogram_group::g64,
+      histogram_groups_per_cu::four, chunks_per_cu::four, min_chunk_keys::k16}},
+};
+
+// ---- search space (candidate values per field, for a tuner) ----------------------------------
+[[maybe_unused]] constexpr sort_path kPathCandidates[] = {sort_path::onesweep, sort_path::chunked};
+[[maybe_unused]] constexpr tile_group kGroupCandidates[] = {tile_group::g32, tile_group::g64};
+[[maybe_unused]] constexpr tile_items kItemsCandidates[] = {tile_items::i8, tile_items::i16,
+                                                            tile_items::i24, tile_items::i32};
+[[maybe_unused]] constexpr portion kPortionCandidates[] = {portion::t4k, portion::t16k,
+                                                           portion::t32k};
+[[maybe_unused]] constexpr histogram_group kHistGroupCandidates[] = {
+    histogram_group::g64, histogram_group::g256, histogram_group::g1024};
+[[maybe_unused]] constexpr histogram_groups_per_cu kHistGroupsPerCuCandidates[] = {
+    histogram_groups_per_cu::one, histogram_groups_per_cu::four, histogram_groups_per_cu::sixteen};
+[[maybe_unused]] constexpr chunks_per_cu kChunkCandidates[] = {
+    chunks_per_cu::one, chunks_per_cu::four, chunks_per_cu::eight, chunks_per_cu::sixteen};
+[[maybe_unused]] constexpr min_chunk_keys kMinChunkCandidates[] = {
+    min_chunk_keys::k4, min_chunk_keys::k16, min_chunk_keys::k64};
+// ==== end of tuning ===========================================================================
+
+template <class E>
+constexpr std::size_t value(E e) {
+  return static_cast<std::size_t>(e);
+}
+
+device_class classify(const device_info& info) {
+  if (info.is_cpu()) return device_class::cpu;
+  std::string vendor = info.vendor;
+  std::transform(vendor.begin(), vendor.end(), vendor.begin(), ::tolower);
+  return info.is_gpu() && vendor.find("nvidia") != std::string::npos ? device_class::nvidia_gpu
+                                                                     : device_class::other_gpu;
+}
+
+sort_policy policy_for(const device_info& info) {
+  const device_class c = classify(info);
+  for (const policy_row& row : kDefaultPolicies)
+    if (row.device == c) return row.policy;
+  return kDefaultPolicies[0].policy;
+}
+
+constexpr unsigned kRadix = 256;
+constexpr unsigned kDigitBits = 8;
+constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile status word
+
+const char* value_type_of_size(std::size_t size) {
+  switch (size) {
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    case 8:
+      return "ulong";
+    default:
+      return "ulong2";
+  }
+}
+
+std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size_t key_size,
+                                 std::size_t value_size) {
+  const std::size_t matrix = kRadix * (group + 1) * 2;
+  const std::size_t stage = group * items * (key_size + value_size);
+  return (std::max(matrix, stage) + 7) / 8 * 8 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
+}
+
+std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
+  return ctx.pool().allocate(std::max<std::size_t>(bytes, 16));
+}
+
+void fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
+  translate_cl_errors(
+      [&] { q.cl().enqueueFillBuffer(buffer, cl_uint(0), 0, (bytes + 3) / 4 * 4); });
+}
+
+event copy_buffer(const queue& q, const cl::Buffer& from, const cl::Buffer& to, std::size_t bytes) {
+  return translate_cl_errors([&] {
+    cl::Event e;
+    q.cl().enqueueCopyBuffer(from, to, 0, 0, bytes, nullptr, &e);
+    return event(e);
+  });
+}
+
+}  // namespace
+
+// Temporaries of a sort; in a sort_scratch they outlive the call.
+struct sort_scratch_state {
+  std::mutex mutex;
+  const void* context_identity = nullptr;
+  std::shared_ptr<cl::Buffer> alt_keys, alt_values, counts, bases, counters, status;
+  std::size_t alt_keys_bytes = 0, alt_values_bytes = 0, counts_bytes = 0, bases_bytes = 0,
+              status_bytes = 0;
+  std::uint32_t epoch = 0;  // of the last onesweep launch
+
+  void release() {
+    alt_keys.reset(), alt_values.reset(), counts.reset(), bases.reset(), counters.reset(),
+        status.reset();
+    alt_keys_bytes = alt_values_bytes = counts_bytes = bases_bytes = status_bytes = 0;
+    epoch = 0;
+  }
+  std::size_t bytes() const {
+    return alt_keys_bytes + alt_values_bytes + counts_bytes + bases_bytes + status_bytes +
+           (counters ? 16 : 0);
+  }
+  // Makes `buffer` hold at least `need` bytes; returns whether it is new.
+  static bool ensure(const context& ctx, std::shared_ptr<cl::Buffer>& buffer, std::size_t& have,
+                     std::size_t need) {
+    if (buffer && have >= need) return false;
+    buffer.reset();  // back to the pool first, so it can serve this request
+    buffer = allocate(ctx, need);
+    have = need;
+    return true;
+  }
+  // The epoch of the next onesweep launch; clears the tile states and counters when needed.
+  std::uint32_t next_epoch(const queue& q, bool fresh_status) {
+    if (!counters) {
+      counters = allocate(q.ctx(), 16);
+      fresh_status = true;
+    }
+    if (fresh_status || epoch >= kMaxEpoch) {
+      fill_zero(q, *status, status_bytes);
+      fill_zero(q, *counters, 8);
+      epoch = 0;
+      order_point(q);
+    }
+    return ++epoch;
+  }
+};
+
+namespace {
+
+struct sort_plan {
+  const char* who;
+  sort_key_type key;
+  std::size_t n = 0;
+  std::size_t value_size = 0;  // 0: keys only
+  unsigned begin_bit = 0, end_bit = 0, passes = 0;
+  bool descending = false;
+  sort_path path = sort_path::chunked;
+  sort_policy policy{};
+  std::size_t group = 0, items = 0;  // onesweep tile, after fitting local memory
+};
+
+program build_sort_program(const context& ctx, const sort_plan& p) {
+  std::string defines;
+  auto define = [&](const char* name, const std::string& v) {
+    defines += std::string("#define ") + name + " " + v + "\n";
+  };
+  if (p.key.kind == 2 && p.key.bits == 64)
+    defines += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  define("CLFORGE_KEY_T", p.key.name);
+  define("CLFORGE_UKEY_T", p.key.unsigned_name);
+  define("CLFORGE_KEY_KIND", std::to_string(p.key.kind));
+  define("CLFORGE_KEY_SIZE", std::to_string(p.key.bits / 8));
+  define("CLFORGE_HAS_VALUES", p.value_size ? "1" : "0");
+  define("CLFORGE_VALUE_T", value_type_of_size(p.value_size ? p.value_size : 4));
+  define("CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4));
+  if (p.path == sort_path::onesweep) {
+    define("CLFORGE_ONESWEEP", "1");
+    define("CLFORGE_GROUP", std::to_string(p.group));
+    define("CLFORGE_ITEMS", std::to_string(p.items));
+  } else {
+    define("CLFORGE_ONESWEEP", "0");
+  }
+  try {
+    return ctx.build(defines + std::string(embedded_kernel("sort")));
+  } catch (const error& failure) {
+    throw error(std::string(p.who) + ": building the radix sort kernels failed: " + failure.what());
+  }
+}
+
+void fit_onesweep_tile(const device_info& info, sort_plan& p) {
+  p.group = std::min<std::size_t>(value(p.policy.group), kRadix);
+  p.items = value(p.policy.items);
+  if (p.group > info.max_work_group_size)
+    throw error(std::string(p.who) + ": onesweep needs work-groups of " + std::to_string(p.group) +
+                " work-items, " + info.name + " allows " +
+                std::to_string(info.max_work_group_size) + " (use sort_algorithm::chunked)");
+  const std::size_t value_size = p.value_size;
+  while (onesweep_local_bytes(p.group, p.items, p.key.bits / 8, value_size) >
+             info.local_mem_bytes &&
+         p.items > 1)
+    p.items /= 2;
+  const std::size_t need = onesweep_local_bytes(p.group, p.items, p.key.bits / 8, value_size);
+  if (need > info.local_mem_bytes)
+    throw error(std::string(p.who) + ": onesweep needs " + std::to_string(need) +
+                " bytes of local memory, " + info.name + " has " +
+                std::to_string(info.local_mem_bytes) + " (use sort_algorithm::chunked)");
+}
+
+struct buffers {
+  const cl::Buffer* keys[2];
+  const cl::Buffer* values[2];
+};
+
+event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort_scratch_state& s,
+                   buffers b) {
+  const context& ctx = q.ctx();
+  const device_info& info = ctx.info();
+  const std::size_t n = p.n;
+  const std::size_t tile = p.group * p.items;
+  const std::size_t hist_group = std::min(value(p.policy.hist_group), info.max_work_group_size);
+  const std::size_t max_groups =
+      value(p.policy.hist_groups_per_cu) * std::max<std::size_t>(1, info.compute_units);
+  std::size_t hist_groups = std::clamp<std::size_t>(n / (hist_group * 16), 1, max_groups);
+  const std::size_t chunk = (n + hist_groups - 1) / hist_groups;
+  hist_groups = (n + chunk - 1) / chunk;
+
+  const std::size_t total_tiles = (n + tile - 1) / tile;
+  const std::size_t portion_tiles = std::min(total_tiles, value(p.policy.portion_tiles));
+  const std::size_t portion_keys = portion_tiles * tile;
+
+  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes,
+                             hist_groups * p.passes * kRadix * sizeof(cl_uint));
+  sort_scratch_state::ensure(ctx, s.bases, s.bases_bytes,
+                             (p.passes + 2) * kRadix * sizeof(cl_ulong));
+  const bool fresh_status = sort_scratch_state::ensure(ctx, s.status, s.status_bytes,
+                                                       portion_tiles * kRadix * sizeof(cl_ulong));
+
+  kernel histograms = prog.kernel("clforge_sort_histograms");
+  kernel digit_bases = prog.kernel("clforge_sort_digit_bases");
+  kernel onesweep = prog.kernel("clforge_sort_onesweep");
+
+  event last = q.launch(histograms, ndrange(hist_groups * hist_group).with_local(hist_group),
+                        b.keys[0][0], cl_ulong(n), cl_ulong(chunk), cl_uint(p.descending),
+                        cl_uint(p.begin_bit), cl_uint(p.end_bit), *s.counts);
+  order_point(q);
+  last = q.launch(digit_bases, ndrange(kRadix).with_local(kRadix), *s.counts, cl_uint(hist_groups),
+                  cl_uint(p.passes), *s.bases);
+  order_point(q);
+  bool fresh = fresh_status;
+  int from = 0;
+  for (unsigned pass = 0; pass < p.passes; ++pass) {
+    const unsigned shift = p.begin_bit + pass * kDigitBits;
+    const unsigned bits = std::min(kDigitBits, p.end_bit - shift);
+    const cl_uint mask = (1u << bits) - 1u;
+    cl_uint in_at = pass * kRadix;
+    std::size_t portion_index = 0;
+    for (std::size_t start = 0; start < n; start += portion_keys, ++portion_index) {
+      const std::size_t end = std::min(n, start + portion_keys);
+      const std::size_t tiles = (end - start + tile - 1) / tile;
+      const cl_uint out_at = (p.passes + (portion_index & 1)) * kRadix;
+      const cl_uint epoch = s.next_epoch(q, fresh);
+      fresh = false;
+      ndrange range = ndrange(tiles * p.group).with_local(p.group);
+      if (p.value_size)
+        last =
+            q.launch(onesweep, range, *b.keys[from], *b.keys[1 - from], *b.values[from],
+                     *b.values[1 - from], cl_ulong(start), cl_ulong(end), cl_uint(p.descending),
+                     cl_uint(shift), mask, *s.bases, in_at, out_at, *s.counters, *s.status, epoch);
+      else
+        last = q.launch(onesweep, range, *b.keys[from], *b.keys[1 - from], cl_ulong(start),
+                        cl_ulong(end), cl_uint(p.descending), cl_uint(shift), mask, *s.bases, in_at,
+                        out_at, *s.counters, *s.status, epoch);
+      order_point(q);
+      in_at = out_at;
+    }
+    from = 1 - from;
+  }
+  return last;
+}
+
+event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_scratch_state& s,
+                  buffers b) {
+  const context& ctx = q.ctx();
+  const std::size_t n = p.n;
+  const std::size_t max_chunks =
+      value(p.policy.chunks) * std::max<std::size_t>(1, ctx.info().compute_units);
+  std::size_t chunks = std::clamp<std::size_t>(n / value(p.policy.min_chunk), 1, max_chunks);
+  // A chunk's private counts are 32-bit.
+  chunks = std::max<std::size_t>(chunks, (n >> 31) + 1);
+  const std::size_t chunk = (n + chunks - 1) / chunks;
+  chunks = (n + chunk - 1) / chunk;
+  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes, chunks * kRadix * sizeof(cl_ulong));
+
+  kernel count = prog.kernel("clforge_sort_chunk_count");
+  kernel offsets = prog.kernel("clforge_sort_chunk_offsets");
+  kernel scatter = prog.kernel("clforge_sort_chunk_scatter");
+  const ndrange per_chunk = ndrange(chunks).with_local(1);
+  event last;
+  int from = 0;
+  for (unsigned pass = 0; pass < p.passes; ++pass) {
+    const unsigned shift = p.begin_bit + pass * kDigitBits;
+    const unsigned bits = std::min(kDigitBits, p.end_bit - shift);
+    const cl_uint mask = (1u << bits) - 1u;
+    q.launch(count, per_chunk, *b.keys[from], cl_ulong(n), cl_ulong(chunk), cl_uint(chunks),
+             cl_uint(p.descending), cl_uint(shift), mask, *s.counts);
+    order_point(q);
+    q.launch(offsets, ndrange(1).with_local(1), *s.counts, cl_uint(chunks * kRadix));
+    order_point(q);
+    if (p.value_size)
+      last = q.launch(scatter, per_chunk, *b.keys[from], *b.keys[1 - from], *b.values[from],
+                      *b.values[1 - from], cl_ulong(n), cl_ulong(chunk), cl_uint(chunks),
+                      cl_uint(p.descending), cl_uint(shift), mask, *s.counts);
+    else
+      last = q.launch(scatter, per_chunk, *b.keys[from], *b.keys[1 - from], cl_ulong(n),
+                      cl_ulong(chunk), cl_uint(chunks), cl_uint(p.descending), cl_uint(shift), mask,
+                      *s.counts);
+    order_point(q);
+    from = 1 - from;
+  }
+  return last;
+}
+
+}  // namespace
+
+event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,
+                 const sort_key_type& key, const cl::Buffer* values, std::size_t value_size,
+                 const sort_options& options) {
+  sort_plan p;
+  p.who = who;
+  p.key = key;
+  p.n = n;
+  p.value_size = values ? value_size : 0;
+  p.descending = options.direction == order::descending;
+  p.begin_bit = options.begin_bit;
+  p.end_bit = options.end_bit == sort_options::all_bits ? key.bits : options.end_bit;
+  if (p.begin_bit >= p.end_bit || p.end_bit > key.bits)
+    throw error(std::string(who) + ": the bit range [" + std::to_string(options.begin_bit) + ", " +
+                (options.end_bit == sort_options::all_bits ? std::string("all_bits")
+                                                           : std::to_string(options.end_bit)) +
+                ") is empty or not within the " + std::to_string(key.bits) + " bits of " +
+                key.name + " keys");
+  if (values && n > 0 && keys() == (*values)())
+    throw error(std::string(who) + ": the keys and the values are the same array");
+  const context& ctx = q.ctx();
+  const device_info& info = ctx.info();
+  if (key.kind == 2 && key.bits == 64) require_type_support(info, "double", who);
+  if (n < 2) return {};
+  p.passes = (p.end_bit - p.begin_bit + kDigitBits - 1) / kDigitBits;
+  p.policy = policy_for(info);
+  p.path = options.algorithm == sort_algorithm::onesweep  ? sort_path::onesweep
+           : options.algorithm == sort_algorithm::chunked ? sort_path::chunked
+                                                          : p.policy.path;
+  if (p.path == sort_path::onesweep) fit_onesweep_tile(info, p);
+  const program prog = build_sort_program(ctx, p);
+
+  sort_scratch_state temporaries;
+  sort_scratch_state* s = &temporaries;
+  std::unique_lock<std::mutex> lock;
+  if (options.scratch) {
+    s = options.scratch->state().get();
+    lock = std::unique_lock<std::mutex>(s->mutex);
+    if (s->context_identity != ctx.identity()) {
+      s->release();
+      s->context_identity = ctx.identity();
+    }
+  }
+  sort_scratch_state::ensure(ctx, s->alt_keys, s->alt_keys_bytes, n * key.bits / 8);
+  if (p.value_size)
+    sort_scratch_state::ensure(ctx, s->alt_values, s->alt_values_bytes, n * value_size);
+  buffers b{{&keys, s->alt_keys.get()}, {values, s->alt_values.get()}};
+
+  order_point(q);
+  event last = p.path == sort_path::onesweep ? run_onesweep(q, p, prog, *s, b)
+                                             : run_chunked(q, p, prog, *s, b);
+  if (p.passes % 2 == 1) {  // the result is in the second buffers
+    last = copy_buffer(q, *s->alt_keys, keys, n * key.bits / 8);
+    if (p.value_size) last = copy_buffer(q, *s->alt_values, *values, n * value_size);
+    order_point(q);
+  }
+  return last;
+}
+
+}  // namespace detail
+
+sort_scratch::sort_scratch() : state_(std::make_shared<detail::sort_scratch_state>()) {}
+
+std::size_t sort_scratch::bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->bytes();
+}
+
+void sort_scratch::release() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->release();
+}
+
+// ---- radix_sort_kernel -----------------------------------------------------------------------
+
+namespace detail {
+
+struct radix_sort_state {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  std::vector<std::size_t> sorted;  // indices of the permuted parameters
+  unsigned key_bits = 32;
+  sort_key_type key{};
+  sort_algorithm algorithm = sort_algorithm::automatic;
+  sort_scratch* scratch = nullptr;
+  program prog;
+  kernel keys32, keys64, permute32, permute64;
+};
+
+}  // namespace detail
+
+radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& arguments,
+                                     const std::string& key_expr,
+                                     const std::vector<std::string>& sort_by, unsigned key_bits,
+                                     const radix_sort_options& options) {
+  using namespace detail;
+  if (!ctx) throw error("radix_sort_kernel: the context is empty");
+  auto st = std::make_shared<radix_sort_state>();
+  st->ctx = ctx;
+  st->name = options.name.empty() ? "radix_sort" : options.name;
+  check_kernel_name(st->name, "radix_sort_kernel");
+  st->who = "radix_sort_kernel \"" + st->name + "\"";
+  st->params = parse_signature(arguments);
+  check_parameter_names(st->params, st->who);
+  for (const parameter& p : st->params)
+    if (p.name == "n") throw error(st->who + ": a parameter may not be called n (the length)");
+  if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(st->who + ": the key expression is empty");
+  if (key_bits < 1 || key_bits > 64)
+    throw error(st->who + ": key_bits is " + std::to_string(key_bits) + ", expected 1 to 64");
+  if (sort_by.empty()) throw error(st->who + ": no array to permute (sort_by is empty)");
+  for (const std::string& name : sort_by) {
+    std::size_t k = 0;
+    while (k < st->params.size() && st->params[k].name != name) ++k;
+    if (k == st->params.size())
+      throw error(st->who + ": sort_by names \"" + name + "\", which is not a parameter");
+    const parameter& p = st->params[k];
+    if (!p.is_pointer || p.address_space != "global" || p.is_const)
+      throw error(st->who + ": sort_by names \"" + p.declaration +
+                  "\"; permuted arrays are global pointers that are not const");
+    if (std::find(st->sorted.begin(), st->sorted.end(), k) != st->sorted.end())
+      throw error(st->who + ": sort_by names \"" + name + "\" twice");
+    st->sorted.push_back(k);
+  }
+  st->key_bits = key_bits;
+  st->key = key_bits <= 32 ? sort_key_of<cl_uint>() : sort_key_of<cl_ulong>();
+  st->algorithm = options.algorithm;
+  st->scratch = options.scratch;
+
+  const std::string pragma = fp64_pragma(ctx, st->params, false, st->who);
+  std::string moved_parameters, moves;
+  for (std::size_t j = 0; j < st->sorted.size(); ++j) {
+    const parameter& p = st->params[st->sorted[j]];
+    const std::string moved = "clforge_moved_" + std::to_string(j);
+    moved_parameters += ", global " + p.type + "* " + moved;
+    moves += moved + "[clforge_i] = " + p.name + "[clforge_from];\n  ";
+  }
+  std::string source = pragma + "\n" + options.preamble + "\n";
+  for (const char* index : {"uint", "ulong"}) {
+    const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
+    const std::string list = parameter_list(st->params);
+    source += render_kernel("sort_key", {{"name", st->name},
+                                         {"keys_name", st->name + "_keys" + suffix},
+                                         {"permute_name", st->name + "_permute" + suffix},
+                                         {"user_parameters", list.empty() ? "" : list + ", "},
+                                         {"key_type", st->key.name},
+                                         {"index_type", index},
+                                         {"key_expr", key_expr},
+                                         {"moved_parameters", moved_parameters},
+                                         {"moves", moves}});
+  }
+  try {
+    st->prog = ctx.build(source, options.build_options);
+  } catch (const error& failure) {
+    throw error(st->who + ": " + failure.what());
+  }
+  st->keys32 = st->prog.kernel(st->name + "_keys32");
+  st->keys64 = st->prog.kernel(st->name + "_keys64");
+  st->permute32 = st->prog.kernel(st->name + "_permute32");
+  st->permute64 = st->prog.kernel(st->name + "_permute64");
+  state_ = std::move(st);
+}
+
+const std::string& radix_sort_kernel::source() const {
+  return state_->prog.source();
+}
+const std::string& radix_sort_kernel::who() const {
+  return state_->who;
+}
+const std::vector<detail::parameter>& radix_sort_kernel::parameters() const {
+  return state_->params;
+}
+
+event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
+                             const std::vector<std::size_t>& lengths,
+                             const std::vector<std::size_t>& sizes) const {
+  using namespace detail;
+  const radix_sort_state& st = *state_;
+  if (q.ctx().identity() != st.ctx.identity())
+    throw error(st.who + ": the queue belongs to another context than the kernel");
+  const std::size_t n = lengths[st.sorted[0]];
+  for (std::size_t k : st.sorted)
+    if (lengths[k] != n || sizes[k] == 0)
+      throw error(st.who +
+                  ": the permuted arrays must be clforge::array arguments of one length; " +
+                  st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
+                  st.params[k].name + " " + std::to_string(lengths[k]));
+  if (n == 0) return {};
+  const bool wide = n > 0xffffffffu;
+  const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
+  std::shared_ptr<cl::Buffer> keys = allocate(st.ctx, n * st.key.bits / 8);
+  std::shared_ptr<cl::Buffer> index = allocate(st.ctx, n * index_size);
+  const cl_uint user = static_cast<cl_uint>(bound.count());
+
+  order_point(q);
+  launch_with(q, wide ? st.keys64 : st.keys32, ndrange(n), [&](kernel_state& ks) {
+    bound.set_on(ks.handle(), 0);
+    set_arg(ks, user, cl_ulong(n));
+    set_arg(ks, user + 1, *keys);
+    set_arg(ks, user + 2, *index);
+  });
+  order_point(q);
+  sort_options o;
+  o.end_bit = st.key_bits;
+  o.algorithm = st.algorithm;
+  o.scratch = st.scratch;
+  radix_sort(q, st.who.c_str(), *keys, n, st.key, index.get(), index_size, o);
+
+  std::vector<std::shared_ptr<cl::Buffer>> moved;
+  for (std::size_t k : st.sorted) moved.push_back(allocate(st.ctx, n * sizes[k]));
+  launch_with(q, wide ? st.permute64 : st.permute32, ndrange(n), [&](kernel_state& ks) {
+    bound.set_on(ks.handle(), 0);
+    set_arg(ks, user, cl_ulong(n));
+    set_arg(ks, user + 1, *index);
+    for (std::size_t j = 0; j < moved.size(); ++j)
+      set_arg(ks, user + 2 + static_cast<cl_uint>(j), *moved[j]);
+  });
+  order_point(q);
+  event last;
+  for (std::size_t j = 0; j < moved.size(); ++j) {
+    const cl::Buffer target(bound.memory(st.sorted[j]), /*retainObject=*/true);
+    last = copy_buffer(q, *moved[j], target, n * sizes[st.sorted[j]]);
+  }
+  order_point(q);
+  return last;
+}
+
+}  // namespace clforge

@@ -1,0 +1,354 @@
+// clforge::sort and sort_by_key against std::stable_sort, on both algorithms (onesweep, the GPU
+// path, and chunked, the CPU path), every key type, edge sizes and data patterns.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include <clforge/clforge.hpp>
+
+#include "expect_error.hpp"
+#include "shared_device.hpp"
+
+namespace cf = clforge;
+using clforge_test::ctx;
+using clforge_test::q;
+
+namespace {
+
+// The documented order: IEEE total order with all NaNs equal and last.
+template <class K>
+bool ordered_less(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    const bool an = std::isnan(a), bn = std::isnan(b);
+    if (an || bn) return !an && bn;
+    if (a == b) return std::signbit(a) && !std::signbit(b);
+    return a < b;
+  } else {
+    return a < b;
+  }
+}
+
+template <class K>
+std::vector<K> reference(std::vector<K> keys, cf::order direction) {
+  if (direction == cf::order::ascending)
+    std::stable_sort(keys.begin(), keys.end(), ordered_less<K>);
+  else
+    std::stable_sort(keys.begin(), keys.end(), [](K a, K b) { return ordered_less(b, a); });
+  return keys;
+}
+
+template <class K>
+bool same_bits(const std::vector<K>& a, const std::vector<K>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(K)) == 0);
+}
+
+enum class pattern { random, sorted, reversed, all_equal, few_distinct, specials };
+
+template <class K>
+std::vector<K> make_keys(std::size_t n, pattern how, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> keys(n);
+  for (K& k : keys) {
+    if constexpr (std::is_floating_point_v<K>) {
+      k = static_cast<K>(std::normal_distribution<double>(0, 1e3)(rng));
+    } else {
+      const std::uint64_t bits = rng();
+      std::memcpy(&k, &bits, sizeof(K));
+    }
+  }
+  switch (how) {
+    case pattern::random:
+      break;
+    case pattern::sorted:
+      std::sort(keys.begin(), keys.end(), ordered_less<K>);
+      break;
+    case pattern::reversed:
+      std::sort(keys.begin(), keys.end(), [](K a, K b) { return ordered_less(b, a); });
+      break;
+    case pattern::all_equal:
+      std::fill(keys.begin(), keys.end(), n ? keys[0] : K{});
+      break;
+    case pattern::few_distinct:
+      for (K& k : keys) k = static_cast<K>(rng() % 5);
+      break;
+    case pattern::specials:
+      if constexpr (std::is_floating_point_v<K>) {
+        using lim = std::numeric_limits<K>;
+        const K specials[] = {
+            lim::quiet_NaN(),  -lim::quiet_NaN(),  lim::infinity(), -lim::infinity(), K(0), K(-0.0),
+            lim::denorm_min(), -lim::denorm_min(), lim::max(),      lim::lowest(),    K(1), K(-1)};
+        for (K& k : keys)
+          if (rng() % 2) k = specials[rng() % (sizeof(specials) / sizeof(specials[0]))];
+      }
+      break;
+  }
+  return keys;
+}
+
+const char* name_of(cf::sort_algorithm a) {
+  return a == cf::sort_algorithm::onesweep ? "onesweep" : "chunked";
+}
+
+template <class K>
+void check_sort(std::size_t n, pattern how, cf::sort_algorithm alg, cf::order direction,
+                std::uint64_t seed = 1) {
+  SCOPED_TRACE(
+      testing::Message() << "n=" << n << " pattern=" << int(how) << " " << name_of(alg)
+                         << (direction == cf::order::descending ? " descending" : " ascending"));
+  std::vector<K> host = make_keys<K>(n, how, seed);
+  auto keys = cf::array<K>::from_host(q(), host);
+  cf::sort_options o;
+  o.algorithm = alg;
+  o.direction = direction;
+  cf::sort(q(), keys, o);
+  EXPECT_TRUE(same_bits(keys.to_host(q()), reference(host, direction)));
+}
+
+constexpr cf::sort_algorithm kAlgorithms[] = {cf::sort_algorithm::onesweep,
+                                              cf::sort_algorithm::chunked};
+
+}  // namespace
+
+// ---- every key type --------------------------------------------------------------------------
+
+template <class K>
+class sort_keys : public testing::Test {};
+using key_types = testing::Types<std::uint8_t, std::int8_t, std::uint16_t, std::int16_t,
+                                 std::uint32_t, std::int32_t, std::uint64_t, std::int64_t,
+                                 unsigned long long, long long, float, double>;
+TYPED_TEST_SUITE(sort_keys, key_types);
+
+TYPED_TEST(sort_keys, patterns_and_edge_sizes_on_both_algorithms) {
+  using K = TypeParam;
+  if (std::is_same_v<K, double> && !ctx().info().has_fp64) GTEST_SKIP() << "no fp64";
+  // Onesweep tiles on this device hold 1024 keys (64 x 16); chunks at least 16384.
+  const std::size_t sizes[] = {0, 1, 2, 3, 1023, 1024, 1025, 2049, 16385, 100003};
+  // Every type on the chunked path; onesweep (a larger program, slow to build on PoCL) on one
+  // type of every width and kind: what differs by key type (the ordered bits) is shared code.
+  constexpr bool onesweep_too =
+      std::is_same_v<K, std::uint8_t> || std::is_same_v<K, std::int16_t> ||
+      std::is_same_v<K, std::uint32_t> || std::is_same_v<K, std::int64_t> ||
+      std::is_same_v<K, float> || std::is_same_v<K, double>;
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    if (alg == cf::sort_algorithm::onesweep && !onesweep_too) continue;
+    for (std::size_t n : sizes) check_sort<K>(n, pattern::random, alg, cf::order::ascending, n);
+    for (pattern how : {pattern::sorted, pattern::reversed, pattern::all_equal,
+                        pattern::few_distinct, pattern::specials}) {
+      check_sort<K>(5000, how, alg, cf::order::ascending);
+      check_sort<K>(5000, how, alg, cf::order::descending);
+    }
+  }
+}
+
+TEST(sort, two_to_the_20_plus_3_keys) {
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    check_sort<std::uint32_t>((1u << 20) + 3, pattern::random, alg, cf::order::ascending);
+    check_sort<float>((1u << 20) + 3, pattern::specials, alg, cf::order::descending);
+  }
+  check_sort<std::int64_t>((1u << 20) + 3, pattern::random, cf::sort_algorithm::automatic,
+                           cf::order::ascending);
+}
+
+TEST(sort, onesweep_over_several_portions) {
+  // On this device a onesweep launch covers 4096 tiles of 1024 keys; more keys take several
+  // launches chained through the digit offsets.
+  check_sort<std::uint32_t>((std::size_t(1) << 22) + 1500, pattern::random,
+                            cf::sort_algorithm::onesweep, cf::order::ascending);
+}
+
+TEST(sort, float_order_puts_negative_zero_first_and_nans_last) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> host = {nan, 1.0f, 0.0f, -nan, -0.0f, -inf, inf, -1.0f};
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    auto keys = cf::array<float>::from_host(q(), host);
+    cf::sort_options o;
+    o.algorithm = alg;
+    cf::sort(q(), keys, o);
+    auto got = keys.to_host(q());
+    EXPECT_EQ(got[0], -inf);
+    EXPECT_EQ(got[1], -1.0f);
+    EXPECT_TRUE(got[2] == 0.0f && std::signbit(got[2]));
+    EXPECT_TRUE(got[3] == 0.0f && !std::signbit(got[3]));
+    EXPECT_EQ(got[4], 1.0f);
+    EXPECT_EQ(got[5], inf);
+    // NaNs last, in input order (+NaN then -NaN).
+    EXPECT_TRUE(std::isnan(got[6]) && !std::signbit(got[6]));
+    EXPECT_TRUE(std::isnan(got[7]) && std::signbit(got[7]));
+  }
+}
+
+// ---- key-value -------------------------------------------------------------------------------
+
+namespace {
+struct quad {
+  std::uint32_t v[4];
+};
+}  // namespace
+
+TEST(sort_by_key, values_follow_their_keys_stably) {
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    for (cf::order direction : {cf::order::ascending, cf::order::descending}) {
+      for (std::size_t n : {std::size_t(1), std::size_t(1025), std::size_t(70001)}) {
+        SCOPED_TRACE(testing::Message() << name_of(alg) << " n=" << n << " dir=" << int(direction));
+        std::vector<std::int16_t> keys = make_keys<std::int16_t>(n, pattern::few_distinct, n);
+        std::vector<std::uint32_t> index(n);
+        std::iota(index.begin(), index.end(), 0u);
+        std::vector<std::uint32_t> want = index;
+        auto less = [&](std::uint32_t a, std::uint32_t b) {
+          return direction == cf::order::ascending ? keys[a] < keys[b] : keys[b] < keys[a];
+        };
+        std::stable_sort(want.begin(), want.end(), less);
+        std::vector<std::uint8_t> bytes(n);
+        std::vector<quad> quads(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          bytes[i] = static_cast<std::uint8_t>(i * 7);
+          quads[i] = {{std::uint32_t(i), std::uint32_t(~i), std::uint32_t(i * 3), 5u}};
+        }
+        cf::sort_options o;
+        o.algorithm = alg;
+        o.direction = direction;
+        auto d_keys = cf::array<std::int16_t>::from_host(q(), keys);
+        auto d_index = cf::array<std::uint32_t>::from_host(q(), index);
+        cf::sort_by_key(q(), d_keys, d_index, o);
+        EXPECT_EQ(d_index.to_host(q()), want);
+        std::vector<std::int16_t> want_keys(n);
+        for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[want[i]];
+        EXPECT_EQ(d_keys.to_host(q()), want_keys);
+
+        auto k2 = cf::array<std::int16_t>::from_host(q(), keys);
+        auto d_bytes = cf::array<std::uint8_t>::from_host(q(), bytes);
+        cf::sort_by_key(q(), k2, d_bytes, o);
+        auto got_bytes = d_bytes.to_host(q());
+        auto k3 = cf::array<std::int16_t>::from_host(q(), keys);
+        auto d_quads = cf::array<quad>::from_host(q(), quads);
+        cf::sort_by_key(q(), k3, d_quads, o);
+        auto got_quads = d_quads.to_host(q());
+        bool ok = true;
+        for (std::size_t i = 0; i < n; ++i) {
+          ok = ok && got_bytes[i] == bytes[want[i]];
+          ok = ok && std::memcmp(&got_quads[i], &quads[want[i]], sizeof(quad)) == 0;
+        }
+        EXPECT_TRUE(ok);
+      }
+    }
+  }
+}
+
+TEST(sort_by_key, double_keys_with_64_bit_values) {
+  if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64";
+  const std::size_t n = 30001;
+  std::vector<double> keys = make_keys<double>(n, pattern::specials, 9);
+  std::vector<std::uint64_t> index(n);
+  std::iota(index.begin(), index.end(), 0u);
+  std::vector<std::uint64_t> want = index;
+  std::stable_sort(want.begin(), want.end(), [&](std::uint64_t a, std::uint64_t b) {
+    return ordered_less(keys[a], keys[b]);
+  });
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    auto d_keys = cf::array<double>::from_host(q(), keys);
+    auto d_index = cf::array<std::uint64_t>::from_host(q(), index);
+    cf::sort_options o;
+    o.algorithm = alg;
+    cf::sort_by_key(q(), d_keys, d_index, o);
+    EXPECT_EQ(d_index.to_host(q()), want) << name_of(alg);
+  }
+}
+
+// ---- bit ranges, scratch, queues -------------------------------------------------------------
+
+TEST(sort, bit_ranges_sort_on_those_bits_only_and_keep_ties_in_order) {
+  const std::size_t n = 40000;
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    for (auto [begin, end] :
+         {std::pair{0u, 20u}, std::pair{4u, 12u}, std::pair{13u, 32u}, std::pair{31u, 32u},
+          std::pair{8u, 9u}, std::pair{40u, 64u}, std::pair{63u, 64u}}) {
+      SCOPED_TRACE(testing::Message() << name_of(alg) << " [" << begin << ", " << end << ")");
+      std::vector<std::int64_t> host = make_keys<std::int64_t>(n, pattern::random, begin);
+      auto field = [&](std::int64_t k) {
+        // signed keys: the ordered form has the sign bit flipped
+        const std::uint64_t ordered = std::uint64_t(k) ^ (std::uint64_t(1) << 63);
+        const std::uint64_t width = end - begin;
+        return (ordered >> begin) &
+               (width == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << width) - 1);
+      };
+      std::vector<std::int64_t> want = host;
+      std::stable_sort(want.begin(), want.end(),
+                       [&](std::int64_t a, std::int64_t b) { return field(a) < field(b); });
+      auto keys = cf::array<std::int64_t>::from_host(q(), host);
+      cf::sort_options o;
+      o.algorithm = alg;
+      o.begin_bit = begin;
+      o.end_bit = end;
+      cf::sort(q(), keys, o);
+      EXPECT_EQ(keys.to_host(q()), want);
+    }
+  }
+}
+
+TEST(sort, a_scratch_makes_repeated_sorts_allocate_nothing) {
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_scratch scratch;
+    cf::sort_options o;
+    o.algorithm = alg;
+    o.scratch = &scratch;
+    const std::size_t n = 50000;
+    std::vector<std::int16_t> host = make_keys<std::int16_t>(n, pattern::random, 3);
+    std::vector<std::uint32_t> values(n, 7);
+    auto keys = cf::array<std::int16_t>::from_host(q(), host);
+    auto vals = cf::array<std::uint32_t>::from_host(q(), values);
+    cf::sort_by_key(q(), keys, vals, o);
+    EXPECT_GT(scratch.bytes(), n * 6);
+    for (int round = 0; round < 3; ++round) {
+      keys.write(q(), host.data(), 0, n);
+      const cf::pool_stats before = ctx().pool().stats();
+      cf::sort_by_key(q(), keys, vals, o);
+      const cf::pool_stats after = ctx().pool().stats();
+      EXPECT_EQ(after.hits + after.misses, before.hits + before.misses) << name_of(alg);
+      EXPECT_EQ(keys.to_host(q()), reference(host, cf::order::ascending));
+    }
+    scratch.release();
+    EXPECT_EQ(scratch.bytes(), 0u);
+  }
+}
+
+TEST(sort, out_of_order_queue) {
+  auto ooo = clforge_test::out_of_order_queue(ctx());
+  if (!ooo) GTEST_SKIP() << "the device has no out-of-order queues";
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    std::vector<std::uint32_t> host = make_keys<std::uint32_t>(70000, pattern::random, 4);
+    auto keys = cf::array<std::uint32_t>::from_host(*ooo, host);
+    cf::sort_options o;
+    o.algorithm = alg;
+    cf::sort(*ooo, keys, o);
+    EXPECT_EQ(keys.to_host(*ooo), reference(host, cf::order::ascending)) << name_of(alg);
+  }
+}
+
+// ---- bad input -------------------------------------------------------------------------------
+
+TEST(sort, bad_input_is_a_clear_error) {
+  auto keys = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
+  auto values = cf::array<float>::from_host(q(), std::vector<float>(9, 1));
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), keys, values), {"sort_by_key", "10 keys", "9 values"});
+  cf::sort_options o;
+  o.begin_bit = 8;
+  o.end_bit = 8;
+  EXPECT_CLFORGE_ERROR(cf::sort(q(), keys, o), {"sort", "bit range [8, 8)", "32 bits", "uint"});
+  o.begin_bit = 0;
+  o.end_bit = 33;
+  EXPECT_CLFORGE_ERROR(cf::sort(q(), keys, o), {"bit range [0, 33)"});
+  auto bytes = cf::array<std::int8_t>(q(), 4);
+  o.end_bit = 9;
+  EXPECT_CLFORGE_ERROR(cf::sort(q(), bytes, o), {"bit range [0, 9)", "8 bits", "char"});
+  auto same = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), same, same), {"same array"});
+}
