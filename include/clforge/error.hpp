@@ -17,6 +17,8 @@ class error : public std::runtime_error {
  public:
   explicit error(const std::string& message) : std::runtime_error(message) {}
   error(const std::string& call, cl_int code, const std::string& detail = {});
+  /// `cause` with `prefix` in front of its message; call() and code() stay those of `cause`.
+  error(const std::string& prefix, const error& cause);
 
   const std::string& call() const { return call_; }
   cl_int code() const { return code_; }
