@@ -17,10 +17,10 @@ int main() {
       size_t i = get_global_id(0);
       if (i < n) y[i] = a * x[i] + y[i];
     })CL");
-  // The local size is chosen for the device; the global size is rounded up to it, so the
-  // kernel guards with the true n.
+  // padded: the global size is rounded up to whole work-groups of the size chosen for the
+  // device, so the kernel guards with the true n (cf::ndrange(n) runs exactly n work-items).
   cf::event e =
-      q.launch(prog.kernel("saxpy"), cf::ndrange(x.size()), cl_ulong(x.size()), 2.0f, x, y);
+      q.launch(prog.kernel("saxpy"), cf::ndrange::padded(x.size()), cl_ulong(x.size()), 2.0f, x, y);
   std::vector<float> result = y.to_host(q);
   std::printf("%.3f ms on %s\n", e.elapsed_ms(), ctx.info().name.c_str());
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <mutex>
 #include <sstream>
 
 #include "clforge/error.hpp"
@@ -51,10 +52,21 @@ device_info query_device_info(const cl::Device& device) {
 }
 
 std::vector<device_entry> list_devices() {
+  // One enumeration at a time in this process: a driver's first enumeration can be racy (PoCL's
+  // is: threads enumerating at once in a fresh process were told there was no device).
+  static std::mutex enumeration;
+  std::lock_guard<std::mutex> lock(enumeration);
+  cl_uint count = 0;
+  const cl_int code = clGetPlatformIDs(0, nullptr, &count);
+  if (code == CL_PLATFORM_NOT_FOUND_KHR || (code == CL_SUCCESS && count == 0)) {
+    throw error(
+        "no OpenCL platform found: install an OpenCL driver (an ICD), e.g. `apt-get install "
+        "pocl-opencl-icd` for CPUs, or the GPU vendor's OpenCL driver, and check that "
+        "/etc/OpenCL/vendors (or $OCL_ICD_VENDORS) lists it");
+  }
+  detail::check(code, "clGetPlatformIDs");
   std::vector<cl::Platform> platforms;
-  cl_int code = cl::Platform::get(&platforms);
-  // No ICD installed, or none registered: an empty list, and the caller reports it.
-  if (code != CL_SUCCESS || platforms.empty()) return {};
+  detail::translate_cl_errors([&] { cl::Platform::get(&platforms); }, "listing OpenCL platforms");
   std::vector<device_entry> out;
   for (std::size_t p = 0; p < platforms.size(); ++p) {
     std::vector<cl::Device> devices;
@@ -102,13 +114,33 @@ bool parse_indices(std::string_view s, std::size_t& platform, std::size_t& devic
   return parse(s.substr(0, colon), platform) && parse(s.substr(colon + 1), device);
 }
 
+bool is_word_character(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+
+// Whether `wanted` (lowercase) occurs in `text` starting and ending at word boundaries.
+bool contains_words(std::string_view text, const std::string& wanted) {
+  const std::string haystack = lowercase(text);
+  for (std::size_t at = haystack.find(wanted); at != std::string::npos;
+       at = haystack.find(wanted, at + 1)) {
+    const std::size_t end = at + wanted.size();
+    const bool starts =
+        at == 0 || !is_word_character(haystack[at - 1]) || !is_word_character(wanted.front());
+    const bool ends = end == haystack.size() || !is_word_character(haystack[end]) ||
+                      !is_word_character(wanted.back());
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 [[noreturn]] void throw_no_match(std::string_view spec, const std::vector<device_info>& all,
                                  const std::string& why) {
   std::ostringstream out;
   out << "CLFORGE_DEVICE=\"" << spec << "\": " << why << ". Devices on this machine:";
   if (all.empty()) out << " none (is an OpenCL driver installed, e.g. pocl-opencl-icd?)";
   for (const device_info& d : all) out << "\n  " << d.describe();
-  out << "\nUse \"gpu\", \"cpu\", \"accelerator\", \"P:D\" or part of a platform or device name.";
+  out << "\nUse \"gpu\", \"cpu\", \"accelerator\", a device number, \"P:D\" or whole words of a "
+         "platform or device name.";
   throw error(out.str());
 }
 }  // namespace
@@ -137,24 +169,36 @@ std::size_t choose_device(std::string_view raw_spec, const std::vector<device_in
     return i;
   }
   std::size_t platform = 0, device = 0;
+  if (!spec.empty() && spec.size() <= 9 &&
+      std::all_of(spec.begin(), spec.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    // A bare number is the device's position in the list (clforge-info's order).
+    const std::size_t index = std::stoul(std::string(spec));
+    if (index < all.size()) return index;
+    throw_no_match(raw_spec, all,
+                   "no device number " + std::to_string(index) + " (there are " +
+                       std::to_string(all.size()) + ")");
+  }
   if (parse_indices(spec, platform, device)) {
     for (std::size_t i = 0; i < all.size(); ++i)
       if (all[i].platform_index == platform && all[i].device_index == device) return i;
     throw_no_match(raw_spec, all, "no device with these platform:device indices");
   }
   // Names first; then vendor and platform version, where PoCL calls itself "PoCL" (its
-  // platform is named "Portable Computing Language").
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (lowercase(all[i].name).find(wanted) != std::string::npos ||
-        lowercase(all[i].platform_name).find(wanted) != std::string::npos)
-      return i;
+  // platform is named "Portable Computing Language"). The text must match whole words, so a
+  // stray "1" or "." does not pick a device by a digit of its name.
+  bool has_word_character = false;
+  for (char c : wanted) has_word_character = has_word_character || is_word_character(c);
+  if (has_word_character) {
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (contains_words(all[i].name, wanted) || contains_words(all[i].platform_name, wanted))
+        return i;
+    }
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (contains_words(all[i].vendor, wanted) || contains_words(all[i].platform_version, wanted))
+        return i;
+    }
   }
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (lowercase(all[i].vendor).find(wanted) != std::string::npos ||
-        lowercase(all[i].platform_version).find(wanted) != std::string::npos)
-      return i;
-  }
-  throw_no_match(raw_spec, all, "no platform or device name contains it");
+  throw_no_match(raw_spec, all, "no platform or device name contains it as a whole word");
 }
 
 cl::Device select_device(std::string_view spec) {

@@ -23,7 +23,66 @@ std::size_t memory_pool::size_class(std::size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+// The deleter of every pooled handle. release_after sets the fence just before the handle
+// goes; the pool holds itself weakly, so a buffer outliving its pool is simply released.
+struct memory_pool::pooled_deleter {
+  std::weak_ptr<memory_pool> owner;
+  std::size_t bytes = 0;
+  cl::Event fence;
+  cl_command_queue fence_queue = nullptr;
+  bool fence_queue_in_order = false;
+
+  void operator()(cl::Buffer* b) {
+    if (auto pool = owner.lock())
+      pool->give_back(kept{std::move(*b), std::move(fence), fence_queue, fence_queue_in_order},
+                      bytes);
+    delete b;
+  }
+};
+
+namespace {
+bool completed(const cl::Event& e) {
+  cl_int status = CL_QUEUED;
+  if (clGetEventInfo(e(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
+      CL_SUCCESS)
+    return false;
+  // A negative status is a failed command: it no longer uses the buffer either.
+  return status == CL_COMPLETE || status < 0;
+}
+}  // namespace
+
 std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
+  return allocate_impl(bytes, nullptr);
+}
+
+std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes, const cl::CommandQueue& queue,
+                                                  bool in_order) {
+  return allocate_impl(bytes, in_order ? queue() : nullptr);
+}
+
+void memory_pool::release_after(std::shared_ptr<cl::Buffer>& buffer, const cl::CommandQueue& queue,
+                                bool in_order) {
+  if (!buffer) return;
+  pooled_deleter* deleter = std::get_deleter<pooled_deleter>(buffer);
+  if (deleter && buffer.use_count() == 1) {
+    // The marker completes when every command enqueued before it has (in-order or not).
+    cl::Event marker;
+    cl_event raw = nullptr;
+    if (clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &raw) == CL_SUCCESS && raw) {
+      marker = cl::Event(raw);
+    } else {
+      // No marker: wait here rather than hand out a buffer that may still be in use.
+      clFinish(queue());
+    }
+    deleter->fence = std::move(marker);
+    deleter->fence_queue = queue();
+    deleter->fence_queue_in_order = in_order;
+  }
+  buffer.reset();
+}
+
+std::shared_ptr<cl::Buffer> memory_pool::allocate_impl(std::size_t bytes,
+                                                       cl_command_queue in_order_queue) {
   if (bytes == 0) return {};
   // A size class past the device's allocation limit would fail where the exact size fits.
   const std::size_t rounded = std::max(bytes, std::min(size_class(bytes), max_alloc_bytes_));
@@ -31,9 +90,23 @@ std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto found = free_.find(rounded);
-    if (found != free_.end() && !found->second.empty()) {
-      buffer = std::move(found->second.back());
-      found->second.pop_back();
+    if (found != free_.end()) {
+      std::vector<kept>& list = found->second;
+      // Newest first (warm in caches). A fenced buffer is free once its marker completed, or
+      // at once for the same in-order queue that fenced it.
+      for (std::size_t j = list.size(); j-- > 0;) {
+        kept& k = list[j];
+        const bool usable =
+            !k.fence() ||
+            (in_order_queue && k.fence_queue == in_order_queue && k.fence_queue_in_order) ||
+            completed(k.fence);
+        if (!usable) continue;
+        buffer = std::move(k.buffer);
+        list.erase(list.begin() + static_cast<std::ptrdiff_t>(j));
+        break;
+      }
+    }
+    if (buffer()) {
       ++stats_.hits;
       --stats_.held_buffers;
       stats_.held_bytes -= rounded;
@@ -78,25 +151,21 @@ std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
     }
     buffer = cl::Buffer(raw);  // takes ownership
   }
-  // The deleter holds the pool weakly: a buffer outliving its pool is simply released.
-  std::weak_ptr<memory_pool> owner = weak_from_this();
-  return std::shared_ptr<cl::Buffer>(new cl::Buffer(std::move(buffer)),
-                                     [owner, rounded](cl::Buffer* b) {
-                                       if (auto pool = owner.lock())
-                                         pool->give_back(std::move(*b), rounded);
-                                       delete b;
-                                     });
+  pooled_deleter deleter;
+  deleter.owner = weak_from_this();
+  deleter.bytes = rounded;
+  return std::shared_ptr<cl::Buffer>(new cl::Buffer(std::move(buffer)), std::move(deleter));
 }
 
-void memory_pool::give_back(cl::Buffer buffer, std::size_t bytes) {
+void memory_pool::give_back(kept k, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
-  free_[bytes].push_back(std::move(buffer));
+  free_[bytes].push_back(std::move(k));
   ++stats_.held_buffers;
   stats_.held_bytes += bytes;
 }
 
 void memory_pool::release_all() {
-  std::map<std::size_t, std::vector<cl::Buffer>> dropped;
+  std::map<std::size_t, std::vector<kept>> dropped;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     dropped.swap(free_);

@@ -28,6 +28,10 @@ program::program(const cl::Program& built, const cl::Device& device)
 
 kernel program::get_kernel(const std::string& name) const {
   if (!state_) throw error("program::kernel(\"" + name + "\") on an empty program");
+  if (name.size() > max_kernel_name_length)
+    throw error("program::kernel: a kernel name of " + std::to_string(name.size()) +
+                " characters; clforge accepts at most " + std::to_string(max_kernel_name_length) +
+                " (\"" + name.substr(0, 40) + "...\")");
   std::lock_guard<std::mutex> lock(state_->kernels_mutex);
   auto found = state_->kernels.find(name);
   if (found != state_->kernels.end()) return found->second;

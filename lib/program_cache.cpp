@@ -10,6 +10,7 @@
 // checksum, and if the driver then builds it; anything else is deleted and rebuilt from source.
 #include "program_cache.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -38,6 +40,28 @@ namespace {
 constexpr char kMagic[8] = {'C', 'L', 'F', 'O', 'R', 'G', 'E', 1};
 constexpr std::uint32_t kFormat = 1;
 constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 16 + 8 + 8;
+// No program binary comes near this; a larger entry is damaged (or planted) and is deleted
+// without being read, so it can neither exhaust memory nor fail every later run.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t(256) << 20;
+// A temporary file this old was left by a process killed between write and rename.
+constexpr std::time_t kStaleTemporarySeconds = 10 * 60;
+
+// Deletes `dir`/*.clbin.tmp.* files of this user older than kStaleTemporarySeconds.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return;
+  const std::time_t now = std::time(nullptr);
+  while (const dirent* e = ::readdir(listing)) {
+    const std::string name = e->d_name;
+    if (name.find(".clbin.tmp.") == std::string::npos) continue;
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
+      continue;
+    if (now - st.st_mtime > kStaleTemporarySeconds) ::unlink(path.c_str());
+  }
+  ::closedir(listing);
+}
 
 bool env_is_off(const char* name) {
   const char* v = std::getenv(name);
@@ -237,6 +261,8 @@ program_cache::program_cache(cl::Context context, cl::Device device, const devic
     disable_disk(directory_ + " is not owned by this user or is writable by group or others");
   } else if (::access(directory_.c_str(), R_OK | W_OK | X_OK) != 0) {
     disable_disk(directory_ + " is not writable");
+  } else {
+    remove_stale_temporaries(directory_);
   }
 }
 
@@ -326,7 +352,8 @@ program program_cache::load_from_disk(const cache_key& key, const std::string& s
   struct stat st {};
   bool trusted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
                  (st.st_mode & 022) == 0;
-  if (trusted) {
+  const bool oversized = trusted && static_cast<std::uint64_t>(st.st_size) > kMaxEntryBytes;
+  if (trusted && !oversized) {
     entry.resize(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < entry.size()) {
@@ -345,7 +372,7 @@ program program_cache::load_from_disk(const cache_key& key, const std::string& s
     return program();
   };
   std::string binary;
-  if (!trusted || !decode_cache_entry(key, entry, binary)) return reject();
+  if (!trusted || oversized || !decode_cache_entry(key, entry, binary)) return reject();
 
   auto state = std::make_shared<program_state>();
   state->device = device_;
@@ -406,7 +433,18 @@ void program_cache::store_to_disk(const cache_key& key, const program& built) {
   }
   int saved_errno = errno;
   if (fd >= 0 && ::close(fd) != 0) ok = false;
-  if (ok && ::rename(temp_path.c_str(), final_path.c_str()) != 0) ok = false;
+  if (ok && ::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+    const int rename_errno = errno;
+    if (rename_errno == EISDIR || rename_errno == ENOTEMPTY || rename_errno == EEXIST ||
+        rename_errno == EBUSY) {
+      // Something that is not an entry (a directory) sits at this one name: skip this entry,
+      // keep the cache for every other program.
+      ::unlink(temp_path.c_str());
+      return;
+    }
+    ok = false;
+    saved_errno = rename_errno;
+  }
   if (!ok) {
     ::unlink(temp_path.c_str());
     std::lock_guard<std::mutex> lock(mutex_);

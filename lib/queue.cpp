@@ -28,9 +28,20 @@ std::array<std::size_t, 3> preferred_shape(const kernel_state& k, std::size_t di
 }
 }  // namespace
 
+void throw_range_overflow(const std::array<std::size_t, 3>& global) {
+  throw error("ndrange " + std::to_string(global[0]) + " x " + std::to_string(global[1]) + " x " +
+              std::to_string(global[2]) + ": the number of work-items does not fit in size_t");
+}
+
 void resolve_range(const kernel_state& k, ndrange& range) {
   if (range.dims < 1 || range.dims > 3)
     throw error("launch of kernel \"" + k.name + "\": ndrange must have 1, 2 or 3 dimensions");
+  (void)range.total();  // refuses a work-item count that overflows
+  auto describe = [&](const std::array<std::size_t, 3>& sizes) {
+    std::string out;
+    for (std::size_t d = 0; d < range.dims; ++d) out += (d ? " x " : "") + std::to_string(sizes[d]);
+    return out;
+  };
   bool automatic = true;
   for (std::size_t d = 0; d < range.dims; ++d) automatic = automatic && range.local[d] == 0;
   if (automatic) {
@@ -42,7 +53,18 @@ void resolve_range(const kernel_state& k, ndrange& range) {
       auto largest = std::max_element(shape.begin(), shape.begin() + range.dims);
       *largest = std::max<std::size_t>(1, *largest / 2);
     }
-    range.local = shape;
+    for (std::size_t d = range.dims; d < 3; ++d) shape[d] = 1;
+    bool divides = true;
+    for (std::size_t d = 0; d < range.dims; ++d)
+      divides = divides && range.global[d] % shape[d] == 0;
+    if (divides || range.pad) {
+      range.local = shape;
+    } else {
+      // An exact launch the preferred shape does not divide: the driver picks a local size
+      // that does (the global size is never changed behind the kernel's back).
+      range.local = {0, 0, 0};
+      return;
+    }
   } else {
     std::size_t items = 1;
     for (std::size_t d = 0; d < range.dims; ++d) {
@@ -59,15 +81,34 @@ void resolve_range(const kernel_state& k, ndrange& range) {
                          " work-items, this kernel allows at most " +
                          std::to_string(k.work_group_size) + " on this device");
     }
+    for (std::size_t d = range.dims; d < 3; ++d) range.local[d] = 1;
+    if (!range.pad) {
+      for (std::size_t d = 0; d < range.dims; ++d)
+        if (range.global[d] % range.local[d] != 0)
+          throw error("launch of kernel \"" + k.name + "\": global size " + describe(range.global) +
+                      " is not a multiple of local size " + describe(range.local) +
+                      " (use ndrange::padded(...) to round it up, for a kernel that guards "
+                      "against the extra work-items)");
+    }
   }
   for (std::size_t d = range.dims; d < 3; ++d) range.local[d] = 1;
-  for (std::size_t d = 0; d < range.dims; ++d)
-    range.global[d] = round_up(std::max<std::size_t>(range.global[d], 1), range.local[d]);
+  if (!range.pad) return;
+  for (std::size_t d = 0; d < range.dims; ++d) {
+    const std::size_t g = std::max<std::size_t>(range.global[d], 1);
+    if (g > static_cast<std::size_t>(-1) - (range.local[d] - 1)) throw_range_overflow(range.global);
+    range.global[d] = round_up(g, range.local[d]);
+  }
+  (void)range.total();  // the padded count must fit too
 }
 
 void throw_arg_count_error(const kernel_state& k, std::size_t given) {
   throw error("launch of kernel \"" + k.name + "\": it takes " + std::to_string(k.num_args) +
               " argument(s), " + std::to_string(given) + " given");
+}
+
+void throw_other_context_error(const kernel_state& k, cl_uint index) {
+  throw error("launch of kernel \"" + k.name + "\": argument " + std::to_string(index) +
+              " is an array of another OpenCL context than the queue");
 }
 
 void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code) {
@@ -80,16 +121,19 @@ event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndran
                      bool want_event) {
   const bool has_offset = range.offset[0] || range.offset[1] || range.offset[2];
   cl_event raw = nullptr;
-  cl_int code =
-      clEnqueueNDRangeKernel(queue(), k.handle(), static_cast<cl_uint>(range.dims),
-                             has_offset ? range.offset.data() : nullptr, range.global.data(),
-                             range.local.data(), 0, nullptr, want_event ? &raw : nullptr);
+  const bool driver_local = range.local[0] == 0;  // resolve_range left the choice to the driver
+  cl_int code = clEnqueueNDRangeKernel(
+      queue(), k.handle(), static_cast<cl_uint>(range.dims),
+      has_offset ? range.offset.data() : nullptr, range.global.data(),
+      driver_local ? nullptr : range.local.data(), 0, nullptr, want_event ? &raw : nullptr);
   if (code != CL_SUCCESS) {
     std::ostringstream detail;
     detail << "kernel \"" << k.name << "\", global size";
     for (std::size_t d = 0; d < range.dims; ++d) detail << (d ? "x" : " ") << range.global[d];
     detail << ", local size";
-    for (std::size_t d = 0; d < range.dims; ++d) detail << (d ? "x" : " ") << range.local[d];
+    if (driver_local) detail << " chosen by the driver";
+    for (std::size_t d = 0; d < range.dims && !driver_local; ++d)
+      detail << (d ? "x" : " ") << range.local[d];
     detail << " (this kernel allows at most " << k.work_group_size << " work-items per group)";
     throw_cl_error("clEnqueueNDRangeKernel", code, detail.str());
   }

@@ -139,8 +139,15 @@ std::string convert_scalar(const captured_argument& a, const parameter& p, std::
     long double v = a.is_floating ? a.floating
                     : a.is_signed ? static_cast<long double>(a.signed_value)
                                   : static_cast<long double>(a.unsigned_value);
-    return p.kind == scalar_kind::float_ ? bytes_of(static_cast<cl_float>(v))
-                                         : bytes_of(static_cast<cl_double>(v));
+    // The integer rule for floating-point too: a finite value the type cannot hold is refused
+    // rather than becoming infinity (infinities and NaN pass through as given).
+    const cl_float as_float = static_cast<cl_float>(v);
+    const cl_double as_double = static_cast<cl_double>(v);
+    const bool fits =
+        p.kind == scalar_kind::float_ ? std::isfinite(as_float) : std::isfinite(as_double);
+    if (std::isfinite(v) && !fits)
+      fail("the value does not fit (a finite value beyond the range of " + p.type + ")");
+    return p.kind == scalar_kind::float_ ? bytes_of(as_float) : bytes_of(as_double);
   }
   if (a.is_floating) fail("got a floating-point value for an integer parameter");
   // Range check in 128 bits of sign + magnitude.
@@ -230,6 +237,7 @@ argument_list::argument_list(std::string_view who, const std::vector<parameter>&
         if (a.type != p.type) mismatch();
         v.kind = value::how::memory;
         v.mem = a.mem;
+        v.context = a.context;
         v.is_array = true;
         v.array_length = a.length;
         if (!has_array_) has_array_ = true, first_array_length_ = a.length;
@@ -251,7 +259,31 @@ argument_list::argument_list(std::string_view who, const std::vector<parameter>&
   }
 }
 
+void require_same_context(cl_mem mem, cl_context known, cl_context context, std::string_view who,
+                          const std::string& argument) {
+  if (!mem || !context) return;
+  cl_context owner = known;
+  if (!owner)
+    check(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
+          "clGetMemObjectInfo");
+  if (owner != context)
+    throw error(std::string(who) + ": " + argument +
+                " belongs to another OpenCL context than the queue (create it with a queue or "
+                "context of the same clforge::context)");
+}
+
 void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
+  // Every memory argument must live in the kernel's context; checked before any is set.
+  cl_context kernel_context = nullptr;
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    const value& v = values_[i];
+    if (v.kind != value::how::memory || !v.mem) continue;
+    if (!kernel_context)
+      check(clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof kernel_context, &kernel_context, nullptr),
+            "clGetKernelInfo");
+    require_same_context(v.mem, v.context, kernel_context, who_,
+                         "argument " + std::to_string(i + 1) + " (" + (*params_)[i].name + ")");
+  }
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const value& v = values_[i];
     const cl_uint index = first_index + static_cast<cl_uint>(i);

@@ -50,6 +50,10 @@ TEST(large, reduction_over_more_than_2_to_the_31_bytes) {
   }
 
   const std::uint64_t half = n / 2;
+  // PoCL reports a smaller allocation limit when other processes use memory: not a failure.
+  if (ctx.info().max_alloc_bytes < n - half)
+    GTEST_SKIP() << ctx.info().name << " allocates at most " << ctx.info().max_alloc_bytes
+                 << " bytes at once; even the two halves of " << n << " bytes do not fit";
   cf::array<cl_uchar> lo(q, half), hi(q, n - half);
   cf::kernel_options o;
   o.check_array_lengths = false;  // the range is longer than either buffer

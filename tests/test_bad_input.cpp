@@ -51,10 +51,11 @@ cf::device_info fake_device(std::string name, cl_device_type type, bool fp64) {
 
 TEST_F(bad_input, row01_unknown_clforge_device) {
   ::setenv("CLFORGE_DEVICE", "no-such-device-xyz", 1);
-  EXPECT_CLFORGE_ERROR(cf::context::create_default(),
-                       {"CLFORGE_DEVICE=\"no-such-device-xyz\"",
-                        "no platform or device name contains it", "Devices on this machine:",
-                        ctx().info().name, "Use \"gpu\", \"cpu\", \"accelerator\", \"P:D\""});
+  EXPECT_CLFORGE_ERROR(
+      cf::context::create_default(),
+      {"CLFORGE_DEVICE=\"no-such-device-xyz\"", "no platform or device name contains it",
+       "Devices on this machine:", ctx().info().name,
+       "Use \"gpu\", \"cpu\", \"accelerator\", a device number, \"P:D\""});
   ::unsetenv("CLFORGE_DEVICE");
 }
 

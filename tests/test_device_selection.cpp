@@ -68,7 +68,9 @@ TEST(device_selection, name_substrings_case_insensitive) {
   std::vector<cf::device_info> with_version = machine;
   with_version[0].platform_version = "OpenCL 3.0 PoCL 3.1+debian";
   EXPECT_EQ(cf::choose_device("pocl", with_version), 0u);
-  EXPECT_EQ(cf::choose_device("fpga", machine), 3u);
+  // Whole words only: "fpga0" is a word, "fpga" a part of it.
+  EXPECT_EQ(cf::choose_device("fpga0", machine), 3u);
+  EXPECT_THROW(cf::choose_device("fpga", machine), cf::error);
 }
 
 TEST(device_selection, unknown_value_lists_the_devices) {

@@ -69,8 +69,8 @@ TEST_F(fixture, explicit_local_size_local_memory_and_struct_arguments) {
   for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<int>(i % 13) - 6;
   auto d_in = cf::array<int>::from_host(q, in);
   cf::array<int> sums(q, groups);
-  q.launch(prog.kernel("group_sums"), cf::ndrange(n).with_local(group), cl_ulong(n), d_in, sums,
-           cf::local<int>(group), pair_t{100, 2.0f});
+  q.launch(prog.kernel("group_sums"), cf::ndrange::padded(n).with_local(group), cl_ulong(n), d_in,
+           sums, cf::local<int>(group), pair_t{100, 2.0f});
   std::vector<int> got = sums.to_host(q);
   for (std::size_t g = 0; g < groups; ++g) {
     int expect = 102;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "clforge/queue.hpp"
@@ -21,6 +22,40 @@ inline void check_range(const char* what, std::size_t offset, std::size_t count,
 }
 std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
                                              std::size_t element_size);
+
+/// A pooled temporary for commands on `q`: when it goes out of scope (or on release()), the
+/// buffer is handed back fenced by a marker of `q`, so another queue cannot get it while the
+/// commands using it still run (memory_pool::release_after).
+class queue_temporary {
+ public:
+  queue_temporary() = default;
+  queue_temporary(const queue& q, std::size_t bytes)
+      : queue_(&q), buffer_(q.ctx().pool().allocate(bytes, q.cl(), !q.out_of_order())) {}
+  queue_temporary(queue_temporary&& other) noexcept
+      : queue_(other.queue_), buffer_(std::move(other.buffer_)) {}
+  queue_temporary& operator=(queue_temporary&& other) noexcept {
+    if (this != &other) {
+      release();
+      queue_ = other.queue_;
+      buffer_ = std::move(other.buffer_);
+    }
+    return *this;
+  }
+  queue_temporary(const queue_temporary&) = delete;
+  queue_temporary& operator=(const queue_temporary&) = delete;
+  ~queue_temporary() { release(); }
+
+  void release() {
+    if (buffer_) memory_pool::release_after(buffer_, queue_->cl(), !queue_->out_of_order());
+  }
+  explicit operator bool() const { return buffer_ != nullptr; }
+  const cl::Buffer& operator*() const { return *buffer_; }
+  cl_mem get() const { return buffer_ ? (*buffer_)() : nullptr; }
+
+ private:
+  const queue* queue_ = nullptr;
+  std::shared_ptr<cl::Buffer> buffer_;
+};
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large
@@ -51,8 +86,20 @@ class array {
     return array(ctx, cl::Buffer(existing, /*retainObject=*/true), n);
   }
 
-  array(array&&) noexcept = default;
-  array& operator=(array&&) noexcept = default;
+  /// A moved-from array is empty (size 0, no buffer), so using it fails the length checks
+  /// instead of reaching the driver with a null buffer.
+  array(array&& other) noexcept
+      : ctx_(std::move(other.ctx_)),
+        size_(std::exchange(other.size_, 0)),
+        buffer_(std::move(other.buffer_)) {}
+  array& operator=(array&& other) noexcept {
+    if (this != &other) {
+      ctx_ = std::move(other.ctx_);
+      size_ = std::exchange(other.size_, 0);
+      buffer_ = std::move(other.buffer_);
+    }
+    return *this;
+  }
   array(const array&) = delete;
   array& operator=(const array&) = delete;
 
@@ -145,6 +192,14 @@ class array {
   }
   cl_mem get() const { return buffer()(); }
 
+  /// Empties the array; its buffer goes back to the pool once the commands enqueued so far on
+  /// `q` have completed (memory_pool::release_after). For a temporary dropped right after
+  /// enqueuing work on it, so that no other queue gets the buffer while that work runs.
+  void release_after(const queue& q) {
+    memory_pool::release_after(buffer_, q.cl(), !q.out_of_order());
+    size_ = 0;
+  }
+
  private:
   context ctx_;
   std::size_t size_ = 0;
@@ -152,6 +207,10 @@ class array {
 };
 
 namespace detail {
+template <class T>
+struct argument_context<array<T>> {
+  static cl_context of(const array<T>& a) { return a.get() ? a.ctx().get() : nullptr; }
+};
 template <class T>
 struct kernel_arg<array<T>> {
   static cl_int set(cl_kernel k, cl_uint index, const array<T>& a) {

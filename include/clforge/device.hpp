@@ -44,17 +44,21 @@ struct device_entry {
   device_info info;
 };
 
-/// Every OpenCL device of every platform. Empty (not an error) when there is no platform.
+/// Every OpenCL device of every platform (empty when the platforms have no device). Throws
+/// clforge::error saying how to install a driver when there is no OpenCL platform at all.
+/// Enumerations are serialised within the process (a driver's first one can be racy).
 std::vector<device_entry> list_devices();
 
 /// Picks a device for `spec` (the CLFORGE_DEVICE grammar) among `candidates`' infos; returns its
 /// index in `candidates`. Pure: no OpenCL calls, so it is testable and fuzzable.
 ///   ""                    the first GPU, else the first device
 ///   "gpu" "cpu" "accelerator"   the first device of that type
+///   "N" (digits only)     the device at position N of `candidates` (clforge-info's order)
 ///   "P:D"                 platform index P, device index D
-///   anything else         the first device whose device or platform name contains it
-///                         (case-insensitive), else whose vendor or platform version does,
-///                         e.g. "nvidia", "h100", "pocl" (in PoCL's platform version)
+///   anything else         the first device whose device or platform name contains it as
+///                         whole words (case-insensitive; a word is a run of letters and
+///                         digits), else whose vendor or platform version does, e.g. "nvidia",
+///                         "h100", "pocl" (in PoCL's platform version); never by a part of a word
 /// Throws clforge::error listing the devices when nothing matches.
 std::size_t choose_device(std::string_view spec, const std::vector<device_info>& candidates);
 

@@ -21,8 +21,12 @@ struct pool_stats {
 };
 
 /// Buffers are handed out as shared handles; when the last handle goes, the buffer returns to
-/// the pool. Reuse is safe for work on one in-order queue (clforge's default); a buffer freed
-/// while another queue still uses it needs that queue finished first, as with any allocator.
+/// the pool. A handle dropped while commands that use it may still be pending must go through
+/// release_after: the pool then keeps a marker of that queue and hands the buffer to another
+/// queue only once the marker has completed (the same in-order queue may take it at once, its
+/// later commands run after the pending ones). clforge's own temporaries are released this way,
+/// so several queues and threads can share one context. A handle simply dropped is reusable at
+/// once: drop it only when nothing pending uses it (as with any allocator).
 class memory_pool : public std::enable_shared_from_this<memory_pool> {
  public:
   memory_pool(cl::Context context, std::size_t max_alloc_bytes);
@@ -30,6 +34,15 @@ class memory_pool : public std::enable_shared_from_this<memory_pool> {
   /// A buffer of at least `bytes` bytes (rounded up to its size class). Zero bytes gives an
   /// empty handle. On allocation failure the pool frees what it keeps and tries once more.
   std::shared_ptr<cl::Buffer> allocate(std::size_t bytes);
+  /// As allocate(bytes), for commands about to be enqueued on `queue`: a kept buffer whose
+  /// last user was this same in-order queue is reused without waiting for its marker.
+  std::shared_ptr<cl::Buffer> allocate(std::size_t bytes, const cl::CommandQueue& queue,
+                                       bool in_order);
+  /// Drops `buffer` (it becomes empty). If it was the last handle of a pooled buffer, the
+  /// buffer returns to the pool fenced by a marker enqueued now on `queue`: it is handed to
+  /// another queue only after every command enqueued so far on `queue` has completed.
+  static void release_after(std::shared_ptr<cl::Buffer>& buffer, const cl::CommandQueue& queue,
+                            bool in_order);
   /// Frees every kept buffer.
   void release_all();
   pool_stats stats() const;
@@ -49,12 +62,21 @@ class memory_pool : public std::enable_shared_from_this<memory_pool> {
   void set_create_function_for_testing(create_function create);
 
  private:
-  void give_back(cl::Buffer buffer, std::size_t bytes);
+  // A kept buffer and what must complete before another queue may use it.
+  struct kept {
+    cl::Buffer buffer;
+    cl::Event fence;                         // empty: free at once
+    cl_command_queue fence_queue = nullptr;  // compared only, never dereferenced
+    bool fence_queue_in_order = false;
+  };
+  struct pooled_deleter;
+  std::shared_ptr<cl::Buffer> allocate_impl(std::size_t bytes, cl_command_queue queue);
+  void give_back(kept k, std::size_t bytes);
 
   cl::Context context_;
   std::size_t max_alloc_bytes_;
   mutable std::mutex mutex_;
-  std::map<std::size_t, std::vector<cl::Buffer>> free_;
+  std::map<std::size_t, std::vector<kept>> free_;
   pool_stats stats_;
   std::shared_ptr<const create_function> create_;  // null: clCreateBuffer
 };

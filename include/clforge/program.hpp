@@ -26,6 +26,13 @@ struct kernel_state {
 struct program_state;
 }  // namespace detail
 
+/// The longest kernel name program::kernel accepts. Drivers put the name into file names and
+/// symbols (PoCL aborted the process on names of 245 characters).
+constexpr std::size_t max_kernel_name_length = 200;
+/// The longest name a template (elementwise, reduction, scan) accepts: it leaves room for the
+/// suffixes templates add to name their kernels.
+constexpr std::size_t max_template_name_length = 128;
+
 /// A kernel of a built program. Cheap to copy (a shared handle).
 class kernel {
  public:

@@ -13,20 +13,40 @@
 
 namespace clforge {
 
-/// A 1-, 2- or 3-D launch range. `global` is the true problem size: when no local size is
-/// given, the launcher picks one and rounds the global size up to a multiple of it, so kernels
-/// must guard with the true size they receive as an argument.
+namespace detail {
+[[noreturn]] void throw_range_overflow(const std::array<std::size_t, 3>& global);
+}  // namespace detail
+
+/// A 1-, 2- or 3-D launch range. A launch runs exactly `global` work-items. Without a local
+/// size the launcher uses its preferred work-group shape where that divides the global size and
+/// otherwise lets the driver choose one that does. A fixed local size must divide the global
+/// size, unless the range is padded: `ndrange::padded(n)` rounds the global size up to a
+/// multiple of the local size, for kernels that guard with the true size they receive as an
+/// argument.
 struct ndrange {
   std::size_t dims = 1;
   std::array<std::size_t, 3> global{1, 1, 1};
   std::array<std::size_t, 3> local{0, 0, 0};  // 0: chosen automatically
   std::array<std::size_t, 3> offset{0, 0, 0};
+  bool pad = false;  // round the global size up to a multiple of the local size
 
   explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
   ndrange(std::size_t x, std::size_t y) : dims(2), global{x, y, 1} {}
   ndrange(std::size_t x, std::size_t y, std::size_t z) : dims(3), global{x, y, z} {}
 
-  /// Fixes the local size; the global size is still rounded up to a multiple of it.
+  /// A range whose global size may be rounded up to a multiple of the local size (automatic or
+  /// fixed): the kernel then runs extra work-items and must guard against them.
+  static ndrange padded(std::size_t x) { return ndrange(x).with_padding(); }
+  static ndrange padded(std::size_t x, std::size_t y) { return ndrange(x, y).with_padding(); }
+  static ndrange padded(std::size_t x, std::size_t y, std::size_t z) {
+    return ndrange(x, y, z).with_padding();
+  }
+  ndrange& with_padding() {
+    pad = true;
+    return *this;
+  }
+
+  /// Fixes the local size; it must divide the global size unless the range is padded.
   ndrange& with_local(std::size_t x, std::size_t y = 1, std::size_t z = 1) {
     local = {x, y, z};
     return *this;
@@ -35,7 +55,16 @@ struct ndrange {
     offset = {x, y, z};
     return *this;
   }
-  std::size_t total() const { return global[0] * global[1] * global[2]; }
+  /// The number of work-items; throws clforge::error when it does not fit in size_t.
+  std::size_t total() const {
+    std::size_t items = 1;
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (global[d] != 0 && items > static_cast<std::size_t>(-1) / global[d])
+        detail::throw_range_overflow(global);
+      items *= global[d];
+    }
+    return items;
+  }
 };
 
 /// Local (work-group shared) memory argument of `count` elements of T.
@@ -73,7 +102,17 @@ struct kernel_arg<local<T>> {
   }
 };
 
-/// Fills in a local size (when not given) and rounds the global size up to it.
+/// The OpenCL context a launch argument's memory lives in, where clforge knows it without asking
+/// the driver (clforge::array specialises this); nullptr: not checked.
+template <class T, class Enable = void>
+struct argument_context {
+  static cl_context of(const T&) { return nullptr; }
+};
+[[noreturn]] void throw_other_context_error(const kernel_state& k, cl_uint index);
+
+/// Checks the range and fills in a local size when none is given: the preferred shape where it
+/// divides the global size, else 0 (the driver chooses). A padded range has its global size
+/// rounded up to the local size instead; any other fixed local size must divide it.
 void resolve_range(const kernel_state& k, ndrange& range);
 [[noreturn]] void throw_arg_count_error(const kernel_state& k, std::size_t given);
 [[noreturn]] void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code);
@@ -112,8 +151,10 @@ class queue {
     const bool nothing_to_do = range.total() == 0;
     detail::resolve_range(state, range);  // checks the local size even then
     if (nothing_to_do) return {};         // zero work-items: valid, nothing is enqueued
-    std::lock_guard<std::mutex> lock(state.launch_mutex);
     cl_uint index = 0;
+    (check_context(state, index++, args), ...);  // refused before anything is set or enqueued
+    std::lock_guard<std::mutex> lock(state.launch_mutex);
+    index = 0;
     (set_one(state, index++, args), ...);
     return detail::enqueue_kernel(handle_, state, range);
   }
@@ -122,6 +163,11 @@ class queue {
   void flush() const;
 
  private:
+  template <class T>
+  void check_context(const detail::kernel_state& state, cl_uint index, const T& value) const {
+    const cl_context owner = detail::argument_context<T>::of(value);
+    if (owner && owner != ctx_.get()) detail::throw_other_context_error(state, index);
+  }
   template <class T>
   static void set_one(detail::kernel_state& state, cl_uint index, const T& value) {
     cl_int code = detail::kernel_arg<T>::set(state.handle(), index, value);

@@ -19,7 +19,8 @@ resolved_range resolve_range(const index_range& r, bool has_length, std::size_t 
   if (r.step == 0) throw error(who + ": a range or slice step of 0");
   resolved_range out;
   std::int64_t start = r.start, stop = r.stop;
-  const std::int64_t step = r.step;
+  // An omitted slice step is 1, as in Python's slice(start, stop, None).
+  const std::int64_t step = r.is_slice && r.step == index_range::none ? 1 : r.step;
   if (r.is_slice) {
     if (!has_length) throw error(who + ": a slice needs an array argument to take its length from");
     // Python's slice.indices(length).
@@ -129,6 +130,10 @@ void check_bound(const std::string& who, const char* name, std::size_t value, st
 
 void check_kernel_name(const std::string& name, const std::string& what) {
   if (!is_identifier(name)) throw error(what + ": the name \"" + name + "\" is not a C identifier");
+  if (name.size() > max_template_name_length)
+    throw error(what + ": a kernel name of " + std::to_string(name.size()) +
+                " characters; clforge accepts at most " + std::to_string(max_template_name_length) +
+                " (\"" + name.substr(0, 40) + "...\")");
 }
 
 void check_parameter_names(const std::vector<parameter>& params, const std::string& who) {

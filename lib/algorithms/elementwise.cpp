@@ -288,10 +288,11 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
     const std::size_t per_group = s.local_size * s.ilv;
     items = (items + per_group - 1) / per_group * s.local_size;
   }
-  const ndrange range = ndrange(items).with_local(s.local_size);
+  // The kernels guard with the count: the launch may be padded to whole groups.
+  const ndrange range = ndrange::padded(items).with_local(s.local_size);
   if (s.vload > 1 && r.step == 1 && r.first % s.vload == 0 && vector_safe(s, bound)) {
     const std::size_t vectors = (static_cast<std::size_t>(r.count) + s.vload - 1) / s.vload;
-    return detail::launch_with(q, s.vector, ndrange(vectors).with_local(s.local_size),
+    return detail::launch_with(q, s.vector, ndrange::padded(vectors).with_local(s.local_size),
                                [&](detail::kernel_state& k) {
                                  detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));
                                  detail::set_arg(k, 1, static_cast<cl_ulong>(r.count));

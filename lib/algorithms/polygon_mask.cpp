@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "clforge/detail/codegen.hpp"
+#include "clforge/detail/signature.hpp"
 #include "clforge/error.hpp"
 #include "tuning.hpp"
 
@@ -110,6 +111,28 @@ void check_vertices(const std::vector<point2f>& v, std::size_t index, std::size_
     if (!std::isfinite(v[i].x) || !std::isfinite(v[i].y))
       fail(which + "vertex " + std::to_string(i) + " has a coordinate that is not finite (" +
            std::to_string(v[i].x) + ", " + std::to_string(v[i].y) + ")");
+  // The edges' slopes are computed in float from vertex differences: a difference that
+  // overflows (vertices near +-3.4e38) would give a silently wrong mask.
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const point2f a = v[i], b = v[i + 1 == v.size() ? 0 : i + 1];
+    if (!std::isfinite(b.x - a.x) || !std::isfinite(b.y - a.y))
+      fail(which + "the edge from vertex " + std::to_string(i) +
+           " spans more than the float "
+           "range (coordinates up to about 1.7e38 in magnitude are accepted)");
+  }
+}
+
+// The largest label an image element of OpenCL type `type` holds exactly.
+std::uint64_t largest_label(const std::string& type) {
+  if (type == "uchar") return 255;
+  if (type == "char") return 127;
+  if (type == "ushort") return 65535;
+  if (type == "short") return 32767;
+  if (type == "uint") return 4294967295u;
+  if (type == "int") return 2147483647;
+  if (type == "float") return std::uint64_t(1) << 24;
+  if (type == "half") return 2048;
+  return std::uint64_t(1) << 53;  // long, ulong, double
 }
 
 /// Rows [first, end) that can hold pixels inside a polygon whose vertices span [ymin, ymax]
@@ -149,6 +172,10 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
                           const polygon_mask_options& options) {
   if (q.ctx().identity() != state.ctx.identity())
     fail("the queue belongs to another context than the polygon_mask");
+  require_same_context(image, nullptr, q.ctx().get(), "polygon_mask", "the image array");
+  if (in.device)
+    require_same_context(in.device->get(), nullptr, q.ctx().get(), "polygon_mask",
+                         "the vertex array");
   if (width == 0 || height == 0)
     fail("the image is " + std::to_string(width) + "x" + std::to_string(height) +
          "; width and height must be at least 1");
@@ -183,6 +210,10 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
       edges_total += in.host[p]->size();
     }
     if (edges_total >= (std::size_t(1) << 30)) fail("too many vertices in all");
+    if (store == polygon_store::label && polygons > largest_label(out_type))
+      fail("labels of " + std::to_string(polygons) + " polygons do not fit in an image of " +
+           out_type + " (at most " + std::to_string(largest_label(out_type)) +
+           "); use a wider element type, e.g. array<std::uint32_t>");
     table.reserve(polygons + edges_total);
     int first_edge = 0;
     for (std::size_t p = 0; p < polygons; ++p) {
@@ -251,7 +282,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
   array<polygon_edge> device_table(q, polygons + edges_total);
   if (in.device) {
     device_table.write(q, table.data(), 0, 1);
-    q.launch(prog.kernel("polygon_edges"), ndrange(edges_total), *in.device,
+    q.launch(prog.kernel("polygon_edges"), ndrange::padded(edges_total), *in.device,
              static_cast<cl_uint>(edges_total), device_table);
   } else {
     device_table.write(q, table.data(), 0, table.size());
@@ -272,6 +303,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
   } else {
     range = ndrange((width + per_item - 1) / per_item, height);
   }
+  range.with_padding();  // the kernels guard with width and height
   resolve_range(ks, range);
   std::lock_guard<std::mutex> lock(ks.launch_mutex);
   const cl_uint w = static_cast<cl_uint>(width), h = static_cast<cl_uint>(height);
@@ -283,7 +315,9 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
       (code = clSetKernelArg(ks.handle(), 3, value_size, value)) != CL_SUCCESS ||
       (code = clSetKernelArg(ks.handle(), 4, sizeof(cl_mem), &table_mem)) != CL_SUCCESS)
     throw_cl_error("clSetKernelArg", code, "polygon_mask kernel " + ks.name);
-  return enqueue_kernel(q.cl(), ks, range);
+  event done = enqueue_kernel(q.cl(), ks, range);
+  device_table.release_after(q);  // another queue may be next to get its buffer
+  return done;
 }
 
 }  // namespace detail

@@ -163,6 +163,13 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
   // On an out-of-order queue, barriers around the call (and between its stages) keep its
   // commands in order with each other and with the calls before and after it, as the pooled
   // partials and the single-launch counter need (both are reused by the next call).
+  // Memory of another context is refused before anything is enqueued.
+  const cl_context owner = q.ctx().get();
+  require_same_context(result, nullptr, owner, who_, "the result array");
+  if (!args.list)
+    for (std::size_t j = 0; j < args.buffer_count; ++j)
+      require_same_context(args.buffers[j], nullptr, owner, who_,
+                           "input array " + std::to_string(j + 1));
   order_point(q);
   event last = run_stages(q, r, args, result, want_event);
   order_point(q);
@@ -197,11 +204,12 @@ event reduction_engine::run_stages(const queue& q, const resolved_range& r,
   if (shape_.which != kernel_shape::kind::gpu) chunk = std::min(chunk, round * kCpuMaxRounds);
   const std::uint64_t groups = (count + chunk - 1) / chunk;
 
-  std::shared_ptr<cl::Buffer> partials;
+  // Back to the pool fenced by this queue when the call returns (another queue may be next).
+  queue_temporary partials;
   cl_mem stage1_out = result;
   if (groups > 1) {
-    partials = ctx_.pool().allocate(static_cast<std::size_t>(groups) * type_size_);
-    stage1_out = (*partials)();
+    partials = queue_temporary(q, static_cast<std::size_t>(groups) * type_size_);
+    stage1_out = partials.get();
   }
   const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
   // Stage 1. Arguments: first, step (strided kernel only), count, chunk, partials, then for the

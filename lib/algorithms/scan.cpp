@@ -138,6 +138,7 @@ namespace {
 void validate(const scan_engine& e, const scan_options& options) {
   if (!is_identifier(e.name))
     throw error("scan_kernel: the name \"" + e.name + "\" is not a C identifier");
+  check_kernel_name(e.name, "scan_kernel");  // its length
   static const char* const reserved[] = {"i", "n", "item", "prev_item", "last_item"};
   for (const parameter& p : e.params) {
     for (const char* r : reserved)
@@ -424,6 +425,9 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
   }
   if (st.tiles < tiles) {
     const std::size_t want = std::max(tiles, st.tiles + st.tiles / 2);
+    // The smaller buffers may still be in use by this queue's earlier calls.
+    for (auto* old : {&st.state, &st.aggregate, &st.inclusive})
+      memory_pool::release_after(*old, q.cl(), !q.out_of_order());
     if (packed) {
       st.state = allocate(ctx, want * sizeof(cl_ulong));
     } else {
@@ -445,8 +449,8 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
     }
   }
   order_point(q);  // the fills above before the passes
-  std::shared_ptr<cl::Buffer> total_buffer;
-  if (uses_last_item) total_buffer = allocate(ctx, type.size);
+  queue_temporary total_buffer;
+  if (uses_last_item) total_buffer = queue_temporary(q, std::max<std::size_t>(type.size, 8));
 
   const std::size_t groups =
       groups_per_cu
@@ -485,9 +489,10 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
                            event* first) const {
   std::size_t chunk = round_up((n + max_chunks - 1) / max_chunks, granularity);
   const std::size_t chunks = (n + chunk - 1) / chunk;
-  std::shared_ptr<cl::Buffer> sums = allocate(ctx, (chunks + 1) * type.size);
-  std::shared_ptr<cl::Buffer> heads = allocate(ctx, chunks);
-  const ndrange range = ndrange((chunks + lanes - 1) / lanes).with_local(rts_local);
+  // Back to the pool fenced by this queue when the call returns (another queue may be next).
+  const queue_temporary sums(q, std::max<std::size_t>((chunks + 1) * type.size, 8));
+  const queue_temporary heads(q, std::max<std::size_t>(chunks, 8));
+  const ndrange range = ndrange::padded((chunks + lanes - 1) / lanes).with_local(rts_local);
   // The reduce and main kernels both take the user's arguments, then n, chunk, chunks, sums.
   auto set_chunk_args = [&](kernel_state& ks) {
     args.set_on(ks.handle(), 0);

@@ -49,10 +49,11 @@ std::vector<parameter> parse_signature(std::string_view arguments);
 struct captured_argument {
   enum class what { array, buffer, scalar, bytes, local_memory };
   what kind = what::scalar;
-  std::string type;             // OpenCL element or struct type name ("" when unknown)
-  cl_mem mem = nullptr;         // array, buffer
-  std::size_t length = 0;       // array: elements; local_memory: bytes
-  std::size_t local_count = 0;  // local_memory: elements
+  std::string type;              // OpenCL element or struct type name ("" when unknown)
+  cl_mem mem = nullptr;          // array, buffer
+  cl_context context = nullptr;  // array: the OpenCL context it was allocated in
+  std::size_t length = 0;        // array: elements; local_memory: bytes
+  std::size_t local_count = 0;   // local_memory: elements
   // scalar: the value, as the widest type of its family
   bool is_floating = false, is_signed = false;
   long double floating = 0;
@@ -92,6 +93,7 @@ captured_argument capture(const array<T>& a) {
   c.kind = captured_argument::what::array;
   c.type = type_traits<T>::name();
   c.mem = a.get();
+  if (c.mem) c.context = a.ctx().get();
   c.length = a.size();
   return c;
 }
@@ -130,8 +132,9 @@ class argument_list {
     return argument_list(who, params, {capture(args)...});
   }
 
-  /// Sets the arguments on `k` at indices first_index, first_index + 1, ...
-  /// Call with the kernel's launch lock held.
+  /// Sets the arguments on `k` at indices first_index, first_index + 1, ... after checking that
+  /// every array and buffer belongs to the kernel's OpenCL context (another context's memory
+  /// is undefined behaviour on most drivers). Call with the kernel's launch lock held.
   void set_on(cl_kernel k, cl_uint first_index) const;
 
   std::size_t count() const { return values_.size(); }
@@ -148,6 +151,7 @@ class argument_list {
   struct value {
     enum class how { memory, bytes, local_bytes } kind;
     cl_mem mem = nullptr;
+    cl_context context = nullptr;  // arrays: known without asking the driver
     std::string bytes;
     std::size_t local_bytes = 0;
     std::size_t array_length = 0;
@@ -162,6 +166,11 @@ class argument_list {
   bool has_array_ = false;
   std::size_t first_array_length_ = 0;
 };
+
+/// Throws unless `mem` (of an argument described by `argument`) belongs to `context`; `known` is
+/// the memory's context when the caller knows it (nullptr: ask the driver). Null memory passes.
+void require_same_context(cl_mem mem, cl_context known, cl_context context, std::string_view who,
+                          const std::string& argument);
 
 /// Sets an argument of any kind queue::launch accepts, throwing clforge::error on failure.
 template <class T>
