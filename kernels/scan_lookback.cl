@@ -39,7 +39,7 @@
    start is a multiple of 4 elements and a buffer argument starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN
    (at least 128 bytes), so the address is aligned */
 #define CLFORGE_VECTOR_ALIGNED $vector_aligned
-/* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
+/* local index with one pad word per 32, so a work-item's consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
 #define CLFORGE_STATUS_AGGREGATE 1u
@@ -168,7 +168,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   // work. A group then holds two tile numbers, current c and next c' > c; the smallest
   // unfinished tile is always some group's current one (else that group's current tile would
   // be smaller and unfinished), and it waits only for smaller, finished tiles: no deadlock.
-  // Without PERSISTENT there is no loop at all (a loop there cost 15-25% on an H100).
+  // Without PERSISTENT there is no loop at all (a loop there measured slower on GPUs).
 #if CLFORGE_PERSISTENT
   for (uint clforge_round = 0;; ++clforge_round) {
   const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];

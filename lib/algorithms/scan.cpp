@@ -135,7 +135,7 @@ struct scan_engine {
 
 namespace {
 
-void validate(const scan_engine& e, const scan_options& options) {
+void validate(const scan_engine& e) {
   if (!is_identifier(e.name))
     throw error("scan_kernel: the name \"" + e.name + "\" is not a C identifier");
   check_kernel_name(e.name, "scan_kernel");  // its length
@@ -152,7 +152,6 @@ void validate(const scan_engine& e, const scan_options& options) {
   require_type_support(e.ctx.info(), e.params, e.who);
   if (e.type.needs_fp64)
     require_type_support(e.ctx.info(), "double", e.who + " (value type " + e.type.name + ")");
-  (void)options;
 }
 
 // Local memory the look-back kernel needs for a tile shape.
@@ -259,7 +258,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_identifier(output_stmt, "last_item");
   e->packed = type.size <= 4;
-  validate(*e, options);
+  validate(*e);
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
       throw error(e->who + ": the input, scan and neutral expressions must not be empty");
@@ -457,7 +456,7 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
           ? std::min(tiles, groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units))
           : tiles;
   ndrange range = ndrange(groups * group).with_local(group);
-  auto launch_pass = [&](const kernel& k, bool total_pass) {
+  auto launch_pass = [&](const kernel& k) {
     const cl_uint epoch = ++st.epoch;
     return launch_with(q, k, range, [&](kernel_state& ks) {
       args.set_on(ks.handle(), 0);
@@ -471,16 +470,15 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
         set_arg(ks, index++, *st.inclusive);
       }
       if (uses_last_item) set_arg(ks, index++, *total_buffer);
-      (void)total_pass;
     });
   };
   event last;
   if (uses_last_item) {
-    last = launch_pass(total, true);
+    last = launch_pass(total);
     if (!*first) *first = last;
     order_point(q);
   }
-  last = launch_pass(main, false);
+  last = launch_pass(main);
   if (!*first) *first = last;
   return last;
 }

@@ -21,9 +21,9 @@
 // per-group partials into the result. On CPUs a group is one work-item (local=1 by default)
 // that reduces a contiguous chunk with `unroll` (16) independent accumulators, which the
 // compiler turns into vector registers: what an OpenMP loop does. Chunks spread the range over
-// groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. (The
-// former CPU shape, a 1024-item group vectorized across work-items followed by one work-item
-// adding the group's 1024 values in order, ran at 0.6x an OpenMP loop on PoCL.)
+// groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. The
+// defaults per device class, and the measurements behind them, are in
+// lib/algorithms/tuning_tables.cpp.
 // gpu,vec=W (kernel_shape::vec): when the map is a plain load x[i] of an array of T, stage 1
 // reads W-wide vectors (float4 for W = 4: 16-byte loads) for calls with step 1 whose start is
 // a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
