@@ -5,12 +5,8 @@
 // are written (2 bytes on average); the 4-byte count read back is left out. The clforge time is
 // the device time of the whole call (first to last command); the count's read-back is not in it.
 //
-// Look-back variants (GPUs): CLFORGE_SCAN_TILE=ITEMSxGROUP[wWINDOW][l][b|v|a][pN] sets the shape
-// of the "clforge" cases (wWINDOW: work-items looking back at once; l: items scanned in local
-// memory instead of registers; b: blocked, each work-item reads/writes its own consecutive items,
-// no tile in local memory; v: blocked with vload4/vstore4 for plain loads/stores; a: as v with
-// aligned 4-vector accesses through pointer casts; pN: N
-// persistent groups per compute unit looping over tiles).
+// Look-back variants (GPUs): CLFORGE_TUNE="scan:items=32,group=256,layout=striped,..." sets the
+// shape of the "clforge" cases (README: CLFORGE_TUNE).
 // CLFORGE_BENCH_SCAN_TILES="40x256,40x256w32,40x256lp8" adds one impl per spec ("clforge_40x256",
 // ...) to the int32 job, so one run compares them.
 #include <chrono>

@@ -4,7 +4,7 @@ $extensions
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
 // ---- the operation, run once for every index i ($count_name indices in this call) ---------------
-static inline void clforge_operation(const ulong i, const ulong $count_name$comma_parameters)
+static inline void clforge_operation(const long i, const long $count_name$comma_parameters)
 {
 $operation;
 }

@@ -4,18 +4,23 @@ $extensions
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
 // ---- map: the value of index i ($count_name indices in this call) ------------------------------
-static inline $T clforge_map(const ulong i, const ulong $count_name$comma_parameters)
+static inline $T clforge_map(const long i, const long $count_name$comma_parameters)
 {
   return ($map);
 }
 
-// ---- reduce: combines two values; neutral element ($neutral) ----------------------------------
+// ---- reduce: combines two values; its neutral element -----------------------------------------
 static inline $T clforge_reduce(const $T a, const $T b)
 {
   return ($reduce);
 }
 
-#define CLFORGE_NEUTRAL ($neutral)
+static inline $T clforge_neutral(void)
+{
+  return ($neutral);
+}
+
+#define CLFORGE_NEUTRAL clforge_neutral()
 #define CLFORGE_LOCAL $local
 #define CLFORGE_UNROLL $unroll
 #define CLFORGE_GPU_SHAPE $gpu_shape
@@ -78,7 +83,7 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
   const ulong clforge_begin = clforge_group * clforge_chunk;
   const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
   $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
-#define CLFORGE_VALUE(k) clforge_map(clforge_first + (k) * clforge_step, clforge_count$comma_arguments)
+#define CLFORGE_VALUE(clforge_k_) clforge_map(clforge_first + (clforge_k_) * clforge_step, clforge_count$comma_arguments)
 #if CLFORGE_GPU_SHAPE
   // rounds of CLFORGE_UNROLL independent loads per work-item, CLFORGE_LOCAL apart (coalesced)
   const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
@@ -160,31 +165,31 @@ static inline void clforge_finish(global $T* clforge_partials, global volatile u
     *clforge_counter = 0;
   }
 }
-#define CLFORGE_FINISH(scratch) \
+#define CLFORGE_FINISH(clforge_scratch) \
   local uint clforge_last[1]; \
   barrier(CLK_LOCAL_MEM_FENCE); \
-  clforge_finish(clforge_partials, clforge_counter, clforge_result, scratch, clforge_last)
+  clforge_finish(clforge_partials, clforge_counter, clforge_result, clforge_scratch, clforge_last)
 #else
-#define CLFORGE_FINISH(scratch)
+#define CLFORGE_FINISH(clforge_scratch)
 #endif
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
            global $T* clforge_partials$single_parameters$comma_parameters)
 {
-  local $T scratch[CLFORGE_LOCAL];
+  local $T clforge_scratch[CLFORGE_LOCAL];
   clforge_stage1(clforge_first, 1, clforge_count, clforge_chunk, clforge_partials,
-                 scratch$comma_arguments);
-  CLFORGE_FINISH(scratch);
+                 clforge_scratch$comma_arguments);
+  CLFORGE_FINISH(clforge_scratch);
 }
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $strided_name(const ulong clforge_first, const ulong clforge_step, const ulong clforge_count,
                    const ulong clforge_chunk, global $T* clforge_partials$comma_parameters)
 {
-  local $T scratch[CLFORGE_LOCAL];
+  local $T clforge_scratch[CLFORGE_LOCAL];
   clforge_stage1(clforge_first, clforge_step, clforge_count, clforge_chunk, clforge_partials,
-                 scratch$comma_arguments);
+                 clforge_scratch$comma_arguments);
 }
 
 #if CLFORGE_VEC > 1

@@ -39,7 +39,7 @@
    start is a multiple of 4 elements and a buffer argument starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN
    (at least 128 bytes), so the address is aligned */
 #define CLFORGE_VECTOR_ALIGNED $vector_aligned
-/* local index with one pad clforge_word per 32, so a work-item'clforge_s consecutive items spread over banks */
+/* local index with one pad word per 32, so a work-item's consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
 
 #define CLFORGE_STATUS_AGGREGATE 1u
@@ -126,12 +126,13 @@ static inline uint clforge_wait_for(CLFORGE_STATE_PARAMS, uint epoch, uint p, cl
 }
 
 __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
-kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clforge_counters,
+kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global uint* clforge_counters,
     CLFORGE_STATE_PARAMS
 #if CLFORGE_HAS_LAST_ITEM || CLFORGE_TOTAL_ONLY
     , global clforge_t* clforge_total
 #endif
     ) {
+  const long n = (long)clforge_n;  // the snippets' n (signed, as i)
 #if !CLFORGE_BLOCKED
   local clforge_t clforge_values[CLFORGE_PAD(CLFORGE_TILE)];
 #endif
@@ -152,7 +153,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #endif
 
   const uint clforge_lid = get_local_id(0);
-  const uint clforge_tiles = (uint)((n + CLFORGE_TILE - 1) / CLFORGE_TILE);
+  const uint clforge_tiles = (uint)((clforge_n + CLFORGE_TILE - 1) / CLFORGE_TILE);
   if (clforge_lid == 0) {
     clforge_tile_slot[0] = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
     if (get_group_id(0) == 0) clforge_counters[(clforge_epoch & 1u) ^ 1u] = 0;
@@ -167,7 +168,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   // work. A group then holds two tile numbers, current c and next c' > c; the smallest
   // unfinished tile is always some group's current one (else that group's current tile would
   // be smaller and unfinished), and it waits only for smaller, finished tiles: no deadlock.
-  // Without PERSISTENT there is no loop at all (a loop there cost 15-25% on an H100).
+  // Without PERSISTENT there is no loop at all (a loop there measured slower on GPUs).
 #if CLFORGE_PERSISTENT
   for (uint clforge_round = 0;; ++clforge_round) {
   const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];
@@ -181,7 +182,7 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #endif
   const ulong clforge_base = (ulong)clforge_tile * CLFORGE_TILE;
   // Every tile but the last is full: one test per tile instead of one per element.
-  const int clforge_full = clforge_base + CLFORGE_TILE <= n;
+  const int clforge_full = clforge_base + CLFORGE_TILE <= clforge_n;
 
 #if CLFORGE_BLOCKED
   // 1-2. Blocked: each work-item reads its ITEMS consecutive elements x = lid * ITEMS + j
@@ -211,12 +212,13 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
   {
 #pragma unroll
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-      const ulong i = clforge_base + clforge_first + clforge_j;
+      const ulong clforge_i = clforge_base + clforge_first + clforge_j;
+      const long i = (long)clforge_i;
       clforge_t clforge_value = clforge_neutral();
 #if CLFORGE_SEGMENTED
       uchar clforge_head = 0;
 #endif
-      if (clforge_full || i < n) {
+      if (clforge_full || clforge_i < clforge_n) {
         clforge_value = ($input_expr);
 #if CLFORGE_SEGMENTED
         clforge_head = ($is_segment_start) ? 1 : 0;
@@ -264,12 +266,13 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #pragma unroll
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
     const uint clforge_x = clforge_j * CLFORGE_GROUP + clforge_lid;
-    const ulong i = clforge_base + clforge_x;
+    const ulong clforge_i = clforge_base + clforge_x;
+    const long i = (long)clforge_i;
     clforge_t clforge_value = clforge_neutral();
 #if CLFORGE_SEGMENTED
     uchar clforge_head = 0;
 #endif
-    if (clforge_full || i < n) {
+    if (clforge_full || clforge_i < clforge_n) {
       clforge_value = ($input_expr);
 #if CLFORGE_SEGMENTED
       clforge_head = ($is_segment_start) ? 1 : 0;
@@ -449,11 +452,12 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
     {
 #pragma unroll
       for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-        const ulong i = clforge_base + clforge_first + clforge_j;
-        if (clforge_full || i < n) {
+        const ulong clforge_i = clforge_base + clforge_first + clforge_j;
+        const long i = (long)clforge_i;
+        if (clforge_full || clforge_i < clforge_n) {
           const clforge_t clforge_inclusive_item = clforge_v[clforge_j];
 #if CLFORGE_TOTAL_ONLY
-          if (i == n - 1) clforge_total[0] = clforge_inclusive_item;
+          if (clforge_i == clforge_n - 1) clforge_total[0] = clforge_inclusive_item;
 #else
           clforge_t prev_item = clforge_j == 0 ? clforge_before : clforge_v[clforge_j > 0 ? clforge_j - 1 : 0];
 #if CLFORGE_SEGMENTED
@@ -516,11 +520,12 @@ kernel void $name($user_parameters ulong n, uint clforge_epoch, global uint* clf
 #pragma unroll
   for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
     const uint clforge_x = clforge_j * CLFORGE_GROUP + clforge_lid;
-    const ulong i = clforge_base + clforge_x;
-    if (clforge_full || i < n) {
+    const ulong clforge_i = clforge_base + clforge_x;
+    const long i = (long)clforge_i;
+    if (clforge_full || clforge_i < clforge_n) {
       const clforge_t clforge_inclusive_item = clforge_values[CLFORGE_PAD(clforge_x)];
 #if CLFORGE_TOTAL_ONLY
-      if (i == n - 1) clforge_total[0] = clforge_inclusive_item;
+      if (clforge_i == clforge_n - 1) clforge_total[0] = clforge_inclusive_item;
 #else
       clforge_t prev_item = clforge_x == 0 ? clforge_tile_prefix : clforge_values[CLFORGE_PAD(clforge_x - 1)];
 #if CLFORGE_SEGMENTED

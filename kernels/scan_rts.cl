@@ -25,8 +25,9 @@ static inline clforge_t clforge_op(clforge_t a, clforge_t b) {
 // Work-item g walks LANES consecutive chunks side by side (chunk g * LANES + l in lane l): the
 // lanes' chains of operations are independent, so a core overlaps them (a float add's latency
 // no longer bounds the loop), and each lane still combines its elements in order.
-kernel void $reduce_name($user_parameters ulong n, ulong clforge_chunk, ulong clforge_chunks,
+kernel void $reduce_name($user_parameters ulong clforge_n, ulong clforge_chunk, ulong clforge_chunks,
                          global clforge_t* clforge_sums, global uchar* clforge_heads) {
+  const long n = (long)clforge_n;  // the snippets' n (signed, as i)
   const ulong clforge_first = get_global_id(0) * CLFORGE_LANES;
   if (clforge_first < clforge_chunks) {
     clforge_t clforge_acc[CLFORGE_LANES];
@@ -38,11 +39,12 @@ kernel void $reduce_name($user_parameters ulong n, ulong clforge_chunk, ulong cl
     // Two loops with the same body: all lanes full (no bounds check, the loop the compiler
     // vectorizes), then the rest, checked (only the last work-item has a rest).
     const ulong clforge_full =
-        (clforge_first + CLFORGE_LANES) * clforge_chunk <= n ? clforge_chunk : 0;
+        (clforge_first + CLFORGE_LANES) * clforge_chunk <= clforge_n ? clforge_chunk : 0;
     for (ulong clforge_k = 0; clforge_k < clforge_full; ++clforge_k) {
 #pragma unroll
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
-        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const ulong clforge_i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const long i = (long)clforge_i;
         const clforge_t clforge_value = ($input_expr);
 #if CLFORGE_SEGMENTED
         const uchar clforge_head = ($is_segment_start) ? 1 : 0;
@@ -56,8 +58,9 @@ kernel void $reduce_name($user_parameters ulong n, ulong clforge_chunk, ulong cl
     }
     for (ulong clforge_k = clforge_full; clforge_k < clforge_chunk; ++clforge_k) {
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
-        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
-        if (i < n) {
+        const ulong clforge_i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const long i = (long)clforge_i;
+        if (clforge_i < clforge_n) {
           const clforge_t clforge_value = ($input_expr);
 #if CLFORGE_SEGMENTED
           const uchar clforge_head = ($is_segment_start) ? 1 : 0;
@@ -92,8 +95,9 @@ kernel void $spine_name(ulong clforge_chunks, global clforge_t* clforge_sums,
   }
 }
 
-kernel void $name($user_parameters ulong n, ulong clforge_chunk, ulong clforge_chunks,
+kernel void $name($user_parameters ulong clforge_n, ulong clforge_chunk, ulong clforge_chunks,
                   global const clforge_t* clforge_sums) {
+  const long n = (long)clforge_n;  // the snippets' n (signed, as i)
   const ulong clforge_first = get_global_id(0) * CLFORGE_LANES;
   if (clforge_first < clforge_chunks) {
     const clforge_t last_item = clforge_sums[clforge_chunks];
@@ -104,11 +108,12 @@ kernel void $name($user_parameters ulong n, ulong clforge_chunk, ulong clforge_c
                                    : clforge_neutral();
     // As in the reduction: all lanes full first, then the checked rest.
     const ulong clforge_full =
-        (clforge_first + CLFORGE_LANES) * clforge_chunk <= n ? clforge_chunk : 0;
+        (clforge_first + CLFORGE_LANES) * clforge_chunk <= clforge_n ? clforge_chunk : 0;
     for (ulong clforge_k = 0; clforge_k < clforge_full; ++clforge_k) {
 #pragma unroll
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
-        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const ulong clforge_i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const long i = (long)clforge_i;
         {
           const clforge_t clforge_value = ($input_expr);
           clforge_t prev_item = clforge_acc[clforge_l];
@@ -135,8 +140,9 @@ kernel void $name($user_parameters ulong n, ulong clforge_chunk, ulong clforge_c
     }
     for (ulong clforge_k = clforge_full; clforge_k < clforge_chunk; ++clforge_k) {
       for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
-        const ulong i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
-        if (i < n) {
+        const ulong clforge_i = (clforge_first + clforge_l) * clforge_chunk + clforge_k;
+        const long i = (long)clforge_i;
+        if (clforge_i < clforge_n) {
           const clforge_t clforge_value = ($input_expr);
           clforge_t prev_item = clforge_acc[clforge_l];
 #if CLFORGE_SEGMENTED

@@ -5,6 +5,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "clforge/context.hpp"
 #include "program_cache.hpp"
@@ -28,9 +30,18 @@ struct context_state {
   device_info info;
   std::shared_ptr<memory_pool> pool;
   program_cache cache;
+  // clforge::tuning::set: the selected table ("" by device) and the overrides, in order.
+  std::mutex tuning_mutex;
+  std::string tuning_table;
+  std::vector<std::pair<std::string, std::string>> tuning_settings;
   // Last member: destroyed first, while the pool and the program cache still exist.
   std::mutex attachments_mutex;
   std::map<std::string, std::shared_ptr<void>, std::less<>> attachments;
 };
+
+/// The state behind a context handle (never null for a non-empty handle).
+inline context_state& state_of(const context& ctx) {
+  return *const_cast<context_state*>(static_cast<const context_state*>(ctx.identity()));
+}
 
 }  // namespace clforge::detail

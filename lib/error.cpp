@@ -97,6 +97,9 @@ static std::string format_message(const std::string& call, cl_int code, const st
 error::error(const std::string& call, cl_int code, const std::string& detail)
     : std::runtime_error(format_message(call, code, detail)), call_(call), code_(code) {}
 
+error::error(const std::string& prefix, const error& cause)
+    : std::runtime_error(prefix + cause.what()), call_(cause.call_), code_(cause.code_) {}
+
 namespace detail {
 void throw_cl_error(const std::string& call, cl_int code, const std::string& detail) {
   throw error(call, code, detail);

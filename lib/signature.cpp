@@ -106,10 +106,11 @@ parameter parse_parameter(const std::string& declaration) {
   } else {
     bad_parameter(declaration, "unknown type");
   }
-  if (p.is_pointer && p.address_space.empty())
-    bad_parameter(declaration,
-                  "a pointer argument needs an address space (global, constant "
-                  "or local)");
+  // A pointer without an address space is global, as in PyOpenCL ("float *y").
+  if (p.is_pointer && p.address_space.empty()) {
+    p.address_space = "global";
+    p.declaration = "global " + trim(declaration);
+  }
   if (!p.is_pointer && !p.address_space.empty())
     bad_parameter(declaration, "only pointers can be global, constant or local");
   if (const scalar_info* s = find_scalar(p.type)) p.kind = s->kind;

@@ -201,7 +201,6 @@ TEST(bad_input_pure, row15_bad_parameter_lists) {
   };
   const row rows[] = {
       {"float", "cannot read parameter \"float\": expected a type and a name"},
-      {"float* x", "\"float* x\": a pointer argument needs an address space"},
       {"global float x", "only pointers can be global, constant or local"},
       {"global local float* x", "two address spaces"},
       {"global int** p", "pointers to pointers cannot be kernel arguments"},

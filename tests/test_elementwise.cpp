@@ -354,16 +354,16 @@ TEST(elementwise, shape_from_options_and_environment) {
   EXPECT_THROW(cf::kernel_shape::parse("gpu,warp=32"), cf::error);
   EXPECT_THROW(cf::kernel_shape::parse("fast"), cf::error);
 
-  // automatic follows the device, CLFORGE_SHAPE overrides it, explicit options override both
+  // automatic follows the device, CLFORGE_TUNE overrides it, explicit options override both
   cf::kernel_options o;
   o.name = "shape_probe";
   auto expected = ctx().info().is_cpu() ? cf::kernel_shape::kind::cpu : cf::kernel_shape::kind::gpu;
   EXPECT_EQ(cf::elementwise_kernel(ctx(), "global int* y", "y[i] = 1", o).shape().which, expected);
-  ::setenv("CLFORGE_SHAPE", "gpu", 1);
+  ::setenv("CLFORGE_TUNE", "elementwise:kind=gpu,group=256", 1);
   cf::elementwise_kernel from_env(ctx(), "global int* y", "y[i] = 2", o);
   o.shape = cf::kernel_shape::cpu();
   cf::elementwise_kernel explicit_cpu(ctx(), "global int* y", "y[i] = 3", o);
-  ::unsetenv("CLFORGE_SHAPE");
+  ::unsetenv("CLFORGE_TUNE");
   EXPECT_EQ(from_env.shape().which, cf::kernel_shape::kind::gpu);
   EXPECT_NE(from_env.source().find("shape: gpu local=256"), std::string::npos);
   EXPECT_EQ(explicit_cpu.shape().which, cf::kernel_shape::kind::cpu);

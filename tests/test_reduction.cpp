@@ -401,7 +401,7 @@ TEST(reduction, bad_input_is_a_clear_error) {
   EXPECT_NE(e.find("clBuildProgram"), std::string::npos) << e;
   EXPECT_NE(e.find("missing_scale"), std::string::npos) << e;
   EXPECT_NE(e.find(">>"), std::string::npos) << e;
-  EXPECT_NE(e.find("return (x[i] * missing_scale);"), std::string::npos) << e;
+  EXPECT_NE(e.find("return (x[i] * missing_scale"), std::string::npos) << e;
 }
 
 TEST(reduction, out_of_order_queue_keeps_calls_apart) {

@@ -19,6 +19,8 @@ class CLFORGE_API error : public std::runtime_error {
   explicit error(const std::string& message) : std::runtime_error(message) {}
   /// An OpenCL failure of `call` with `code`; `detail` is appended to the message.
   error(const std::string& call, cl_int code, const std::string& detail = {});
+  /// `cause` with `prefix` in front of its message; call() and code() stay those of `cause`.
+  error(const std::string& prefix, const error& cause);
 
   /// The OpenCL call that failed (empty for usage errors).
   const std::string& call() const { return call_; }

@@ -674,7 +674,7 @@ const local::scanner<cl_ulong>& compaction_kernel(const context& ctx, const std:
         scan_options o;
         o.name = "mpi_copy_if";
         o.preamble = preamble + "\nstatic inline int clforge_mpi_keep(" + type +
-                     " x, ulong i) {\n  return (" + predicate + ");\n}\n";
+                     " x, long i) {\n  return (" + predicate + "\n);\n}\n";
         return std::make_shared<local::scanner<cl_ulong>>(
             c,
             "global const " + type + "* in, global " + type +

@@ -133,10 +133,9 @@ CLFORGE_API void resolve_range(const kernel_state& k, ndrange& range);
 [[noreturn]] CLFORGE_API void throw_set_arg_error(const kernel_state& k, cl_uint index,
                                                   cl_int code);
 /// Enqueues with the arguments already set. Translates errors into clforge::error.
-/// want_event false: no event is created and an empty one returned. (Events cost: on an H100
-/// a launch with an event took ~14 us of host time; internal launches whose event nobody
-/// reads, such as a reduction's first stage or a call whose result is read back with a
-/// blocking read, skip it.)
+/// want_event false: no event is created and an empty one returned. (Events cost host time per
+/// launch; internal launches whose event nobody reads, such as a reduction's first stage or a
+/// call whose result is read back with a blocking read, skip it.)
 CLFORGE_API event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k,
                                  const ndrange& range, bool want_event = true);
 }  // namespace detail

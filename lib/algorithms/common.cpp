@@ -1,5 +1,6 @@
 #include "clforge/algorithms/common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
 #include "snippet_support.hpp"
+#include "tuning.hpp"
 
 namespace clforge {
 
@@ -57,10 +59,77 @@ resolved_range resolve_range(const index_range& r, bool has_length, std::size_t 
   return out;
 }
 
+bool is_identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::vector<std::string_view> snippet_tokens(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t j = 0; j < text.size();) {
+    const char c = text[j];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++j;
+    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '/') {
+      j = text.find('\n', j);
+      if (j == std::string_view::npos) j = text.size();
+    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '*') {
+      j = text.find("*/", j + 2);
+      j = j == std::string_view::npos ? text.size() : j + 2;
+    } else if (word(c)) {
+      std::size_t e = j;
+      while (e < text.size() && word(text[e])) ++e;
+      tokens.push_back(text.substr(j, e - j));
+      j = e;
+    } else {
+      tokens.push_back(text.substr(j, 1));
+      ++j;
+    }
+  }
+  return tokens;
+}
+
+namespace {
+// Whether tokens[at..] start with NAME [ i ] for an identifier NAME.
+bool indexed_at(const std::vector<std::string_view>& t, std::size_t at) {
+  return at + 3 < t.size() && is_identifier(t[at]) && t[at + 1] == "[" && t[at + 2] == "i" &&
+         t[at + 3] == "]";
+}
+}  // namespace
+
+std::string plain_load_name(std::string_view text) {
+  const auto t = snippet_tokens(text);
+  if (t.size() == 4 && indexed_at(t, 0)) return std::string(t[0]);
+  if (t.size() == 6 && t[0] == "(" && indexed_at(t, 1) && t[5] == ")") return std::string(t[1]);
+  return "";
+}
+
+std::string plain_store_name(std::string_view text) {
+  const auto t = snippet_tokens(text);
+  const bool shape = (t.size() == 6 || (t.size() == 7 && t[6] == ";")) && indexed_at(t, 0) &&
+                     t[4] == "=" && t[5] == "item";
+  return shape ? std::string(t[0]) : "";
+}
+
+bool indexes_with_i(std::string_view text, std::string_view name) {
+  const auto t = snippet_tokens(text);
+  for (std::size_t k = 0; k < t.size(); ++k)
+    if (t[k] == name && indexed_at(t, k)) return true;
+  return false;
+}
+
+void check_bound(const std::string& who, const char* name, std::size_t value, std::size_t lo,
+                 std::size_t hi) {
+  if (value < lo || value > hi)
+    throw error(who + ": " + name + " must be from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", not " + std::to_string(value));
+}
+
 void check_kernel_name(const std::string& name, const std::string& what) {
-  bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok) throw error(what + ": the name \"" + name + "\" is not a C identifier");
+  if (!is_identifier(name)) throw error(what + ": the name \"" + name + "\" is not a C identifier");
   if (name.size() > max_template_name_length)
     throw error(what + ": a kernel name of " + std::to_string(name.size()) +
                 " characters; clforge accepts at most " + std::to_string(max_template_name_length) +
@@ -111,6 +180,67 @@ void check_lengths(const argument_list& args, const resolved_range& r, bool enab
         "the range of this call (largest index " + std::to_string(r.end_index - 1) + ")");
 }
 
+namespace {
+void check_shape(const kernel_shape& s) {
+  // Fields set in code get the bounds of kernel_shape::parse.
+  const std::string who = "kernel shape \"" + s.describe() + "\"";
+  check_bound(who, "local", s.local_size, 1, kMaxGroupSize);
+  check_bound(who, "unroll", s.unroll, 0, kMaxUnroll);
+  check_bound(who, "groups_per_cu", s.groups_per_cu, 0, kMaxGroupsPerCu);
+  for (unsigned width : {s.vec, s.ilv, s.vload})
+    if (width > 16 || (width & (width - 1)) != 0)
+      throw error(who + ": vec, ilv and vload must be 0 or a power of two up to 16");
+}
+kernel_shape::kind kind_of(work_kind k) {
+  return k == work_kind::gpu ? kernel_shape::kind::gpu : kernel_shape::kind::cpu;
+}
+work_kind work_kind_of(kernel_shape::kind k) {
+  return k == kernel_shape::kind::gpu ? work_kind::gpu : work_kind::cpu;
+}
+std::size_t capped(std::size_t local, const device_info& info) {
+  return info.max_work_group_size != 0 ? std::min(local, info.max_work_group_size) : local;
+}
+template <class T>
+T given_or(T given, T otherwise) {
+  return given != 0 ? given : otherwise;
+}
+}  // namespace
+
+kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested) {
+  const elementwise_policy p = requested.which == kernel_shape::kind::automatic
+                                   ? tuned_elementwise(ctx)
+                                   : kind_table(work_kind_of(requested.which)).elementwise;
+  kernel_shape s = requested;
+  s.which = kind_of(p.kind);
+  s.local_size = given_or(requested.local_size, p.group);
+  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  s.vec = given_or(requested.vec, p.block);
+  s.ilv = given_or(requested.ilv, p.interleave);
+  s.vload = given_or(requested.vload, p.vector_width);
+  check_shape(s);
+  s.local_size = capped(s.local_size, ctx.info());
+  return s;
+}
+
+kernel_shape reduction_shape(const context& ctx, const kernel_shape& requested,
+                             std::size_t type_size) {
+  const reduce_policy p = requested.which == kernel_shape::kind::automatic
+                              ? tuned_reduce(ctx)
+                              : kind_table(work_kind_of(requested.which)).reduce;
+  kernel_shape s = requested;
+  s.which = kind_of(p.kind);
+  s.local_size = given_or(requested.local_size, p.group);
+  s.unroll = given_or(requested.unroll, p.unroll);
+  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  if (s.vec == 0 && p.vector_bytes != 0)
+    s.vec = static_cast<unsigned>(std::max<std::size_t>(1, p.vector_bytes / type_size));
+  s.grid = requested.grid || p.grid;
+  s.single = requested.single || p.single_launch;
+  check_shape(s);
+  s.local_size = capped(s.local_size, ctx.info());
+  return s;
+}
+
 }  // namespace detail
 
 kernel_shape kernel_shape::parse(const std::string& text) {
@@ -145,15 +275,21 @@ kernel_shape kernel_shape::parse(const std::string& text) {
     };
     if (eq == std::string::npos) bad();
     std::string key = field.substr(0, eq), value = field.substr(eq + 1);
-    char* end = nullptr;
-    unsigned long v = std::strtoul(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || v == 0 || v > (1ul << 20)) bad();
+    std::size_t v = 0;
+    for (char c : value) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) bad();
+      if (v <= (std::size_t(1) << 32)) v = v * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (value.empty() || v == 0) bad();
+    const std::string who = "kernel shape \"" + text + "\"";
     if (key == "local")
-      s.local_size = v;
+      detail::check_bound(who, "local", v, 1, detail::kMaxGroupSize), s.local_size = v;
     else if (key == "unroll")
-      s.unroll = static_cast<unsigned>(v);
+      detail::check_bound(who, "unroll", v, 1, detail::kMaxUnroll),
+          s.unroll = static_cast<unsigned>(v);
     else if (key == "groups_per_cu")
-      s.groups_per_cu = static_cast<unsigned>(v);
+      detail::check_bound(who, "groups_per_cu", v, 1, detail::kMaxGroupsPerCu),
+          s.groups_per_cu = static_cast<unsigned>(v);
     else if (key == "single" && v == 1)
       s.single = 1;
     else if (key == "grid" && v == 1)
@@ -163,32 +299,6 @@ kernel_shape kernel_shape::parse(const std::string& text) {
     else
       bad();
   }
-  return s;
-}
-
-kernel_shape kernel_shape::resolved(const device_info& device, std::size_t cpu_local) const {
-  kernel_shape s = *this;
-  if (s.which == kind::automatic) {
-    kernel_shape env;
-    if (const char* text = std::getenv("CLFORGE_SHAPE")) env = parse(text);
-    if (env.which != kind::automatic) s.which = env.which;
-    if (s.local_size == 0) s.local_size = env.local_size;
-    if (s.unroll == 0) s.unroll = env.unroll;
-    if (s.groups_per_cu == 0) s.groups_per_cu = env.groups_per_cu;
-    if (s.vec == 0) s.vec = env.vec;
-    if (s.ilv == 0) s.ilv = env.ilv;
-    if (s.vload == 0) s.vload = env.vload;
-    if (s.single == 0) s.single = env.single;
-    if (s.grid == 0) s.grid = env.grid;
-    if (s.which == kind::automatic) {
-      s.which = device.is_cpu() ? kind::cpu : kind::gpu;
-      s.kind_from_device = true;
-    }
-  }
-  const bool gpu = s.which == kind::gpu;
-  if (s.local_size == 0) s.local_size = gpu ? 256 : cpu_local;
-  if (device.max_work_group_size != 0 && s.local_size > device.max_work_group_size)
-    s.local_size = device.max_work_group_size;
   return s;
 }
 

@@ -116,8 +116,6 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
         element == "long" || element == "ulong" || element == "short" || element == "ushort" ||
         element == "char" || element == "uchar"))
     return {};
-  const bool floating = element == "float" || element == "double";
-  (void)floating;
   f.type = element + std::to_string(width);
   f.operation = out;
   for (std::size_t p = 0; p < params.size(); ++p) {
@@ -169,7 +167,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   state->who = "elementwise_kernel \"" + state->name + "\"";
   state->params = detail::parse_signature(arguments);
   detail::check_parameter_names(state->params, state->who);
-  state->shape = options.shape.resolved(ctx.info());
+  state->shape = detail::elementwise_shape(ctx, options.shape);
   state->check_lengths = options.check_array_lengths;
   // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
   // work-item per index.
@@ -191,7 +189,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"shape", state->shape.describe()},
       {"extensions", detail::fp64_pragma(ctx, state->params, false, state->who)},
       {"preamble", options.preamble},
-      {"operation", operation},
+      {"operation", detail::snippet(operation)},
       {"count_name", detail::count_name(state->params)},
       {"comma_parameters", detail::comma_parameters(state->params)},
       {"comma_arguments", detail::comma_arguments(state->params)},
@@ -201,10 +199,6 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   };
   // vload: the vectorized operation, where it qualifies and compiles (else the scalar kernels)
   detail::vector_form vf;
-  // Default on GPUs: 4-wide vectors where the statement qualifies. On the H100 (saxpy, 2^28
-  // floats) vload=4 ran 3047 GB/s, scalar 2750, a hand-written float4 kernel 3048.
-  if (state->shape.which == kernel_shape::kind::gpu && state->shape.vload == 0 && !grid_stride)
-    state->shape.vload = 4;
   if (state->shape.which == kernel_shape::kind::gpu && !grid_stride && state->shape.vload > 1)
     vf = detail::vectorize(operation, state->params, state->shape.vload);
   if (!vf.ok) state->shape.vload = 0;
@@ -215,7 +209,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
     values["vector_type"] = on ? vf.type : "none";
     values["vector_loads"] = on ? vf.loads : "";
     values["vector_stores"] = on ? vf.stores : "";
-    values["vector_operation"] = on ? vf.operation : "";
+    values["vector_operation"] = on ? detail::snippet(vf.operation) : "";
   };
   set_vector(vf.ok);
   if (vf.ok) {

@@ -11,6 +11,7 @@
 #include "clforge/detail/codegen.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/error.hpp"
+#include "tuning.hpp"
 
 namespace clforge {
 
@@ -43,28 +44,29 @@ struct kernel_shape {
   throw error("polygon_mask: " + what);
 }
 
-/// The shape for a launch: the option, else CLFORGE_POLYGON_SHAPE, else the device's default.
-kernel_shape parse_shape(const std::string& spec, const device_info& info, std::size_t width) {
-  std::string text = spec;
-  if (text.empty()) {
-    const char* env = std::getenv("CLFORGE_POLYGON_SHAPE");
-    if (env && *env) text = env;
+/// The tuned shape (tuning_tables.cpp) as a shape spec, e.g. "span:8:128:atomic", "row:1024".
+/// Row segments come in two lengths only, so that image widths do not each compile a program.
+std::string tuned_spec(const detail::polygon_policy& p, std::size_t width) {
+  const int pixels = p.wide_from != 0 && width > p.wide_from ? p.pixels_wide : p.pixels;
+  switch (p.kind) {
+    case detail::polygon_kernel::pixel:
+      return "pixel:" + std::to_string(pixels);
+    case detail::polygon_kernel::span:
+      return "span:" + std::to_string(pixels) + ":" + std::to_string(p.group) +
+             (p.serial ? ":serial" : ":atomic");
+    case detail::polygon_kernel::fill:
+      return "fill:" + std::to_string(pixels) + ":" + std::to_string(p.group);
+    case detail::polygon_kernel::row:
+      return "row:" + std::to_string(pixels);
   }
+  return "";
+}
+
+/// The shape for a launch: the option, else the context's tuned policy.
+kernel_shape parse_shape(const std::string& spec, const context& ctx, std::size_t width) {
+  const device_info& info = ctx.info();
+  const std::string text = spec.empty() ? tuned_spec(detail::tuned_polygon(ctx), width) : spec;
   kernel_shape s;
-  if (text.empty()) {
-    if (info.is_gpu()) {
-      // A group of 128 work-items, 8 pixels each, lists a row's crossings in parallel, then
-      // each pixel counts only those. Measured on the H100 (kernel time, 1024²×24 / 8192²×24 /
-      // 8192²×1000): span:8:128 8.0 / 75 / 928 us, span:4:256 8.6 / 93 / 951 us.
-      s.kind = "span", s.pixels = 8, s.group = 128;
-    } else {
-      // CPUs (PoCL): a work-item per row segment finds the row's crossings once, marks where
-      // each one's "left of the edge" prefix ends and sums the marks while it writes. Two
-      // segment lengths only, so that image widths do not each compile a program.
-      s.kind = "row", s.pixels = width <= 1024 ? 1024 : 4096;
-    }
-    return s;
-  }
   std::vector<std::string> parts;
   std::stringstream in(text);
   for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
@@ -168,7 +170,6 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
                           const void* value, std::size_t value_size, polygon_store store,
                           std::size_t width, std::size_t height,
                           const polygon_mask_options& options) {
-  const device_info& info = state.ctx.info();
   if (q.ctx().identity() != state.ctx.identity())
     fail("the queue belongs to another context than the polygon_mask");
   require_same_context(image, nullptr, q.ctx().get(), "polygon_mask", "the image array");
@@ -186,7 +187,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const kernel_shape shape = parse_shape(options.shape, info, width);
+  const kernel_shape shape = parse_shape(options.shape, state.ctx, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;

@@ -32,10 +32,10 @@ std::string without_spaces(const std::string& s) {
 // element type is the result type; "" otherwise.
 std::string plain_load(const std::vector<parameter>& params,
                        const reduction_engine::description& d) {
-  const std::string map = without_spaces(d.map);
+  const std::string name = plain_load_name(d.map);
   for (const parameter& p : params)
-    if (p.is_pointer && p.address_space == "global" && p.kind != scalar_kind::other &&
-        p.type == d.type_name && (map == p.name + "[i]" || map == "(" + p.name + "[i])"))
+    if (!name.empty() && p.is_pointer && p.address_space == "global" &&
+        p.kind != scalar_kind::other && p.type == d.type_name && p.name == name)
       return p.name;
   return "";
 }
@@ -79,27 +79,14 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   }
 
   const device_info& info = ctx.info();
-  // CPU shape: one work-item per group by default (each a contiguous slice, see reduction.cl)
-  shape_ = options.shape.resolved(info, 1);
+  // The tuned shape (tuning_tables.cpp); vector loads (gpu, a map that is a plain load x[i] of
+  // an array of T) of vec elements, grid applying to the vector kernel only.
+  shape_ = reduction_shape(ctx, options.shape, d.type_size);
   const bool gpu = shape_.which == kernel_shape::kind::gpu;
-  if (shape_.unroll == 0) shape_.unroll = gpu ? 8 : 16;
-  if (shape_.groups_per_cu == 0) shape_.groups_per_cu = gpu ? 16 : 8;
-  // Vector loads (gpu shape, map a plain load x[i] of an array of T): vec elements per load.
-  // Default 16 bytes per load: on the H100 (2^28 floats, sum incl. read-back) vec=4 ran
-  // 2796 GB/s against 2683 with scalar loads and 2844 for a hand-written float4 kernel.
-  if (gpu && shape_.vec == 0)
-    shape_.vec = static_cast<unsigned>(std::max<std::size_t>(1, 16 / d.type_size));
   const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
-  if (vec_param.empty()) shape_.vec = shape_.grid = 0;  // grid applies to the vector kernel
+  if (vec_param.empty()) shape_.vec = shape_.grid = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
-  // GPU defaults when the shape names no kind: grid-stride blocks for vector loads and one
-  // launch. On the H100 (2^28 floats, read-back included) this ran 2922 GB/s against 2877 for
-  // contiguous chunks with two launches, and 2870 for the hand-written kernel.
-  if (gpu && shape_.kind_from_device) {
-    if (vec_ > 1) shape_.grid = 1;
-    shape_.single = 1;
-  }
-  if (!gpu) shape_.single = 0;
+  if (!gpu) shape_.single = shape_.grid = 0;
   single_ = shape_.single != 0;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
@@ -124,9 +111,9 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
         {"compensated_flag", options.compensated ? "1" : "0"},
         {"extensions", fp64_pragma(ctx, params_, d.type_needs_fp64, who_)},
         {"preamble", options.preamble},
-        {"map", d.map},
-        {"reduce", d.reduce},
-        {"neutral", d.neutral},
+        {"map", snippet(d.map)},
+        {"reduce", snippet(d.reduce)},
+        {"neutral", snippet(d.neutral)},
         {"local", std::to_string(local)},
         {"unroll", std::to_string(shape_.unroll)},
         {"vec", std::to_string(vec_)},

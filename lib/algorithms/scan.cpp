@@ -4,15 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <unordered_map>
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "snippet_support.hpp"
+#include "tuning.hpp"
 
 namespace clforge {
 namespace detail {
@@ -21,13 +20,11 @@ namespace {
 
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
 constexpr std::uint32_t kMaxEpoch = (1u << 30) - 1;
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
+// Bounds of the tuning values (a larger one only makes a huge program or launch).
+constexpr std::size_t kMaxScanItems = 64;
+constexpr std::size_t kMaxScanWindow = 1024;
+constexpr std::size_t kMaxLanes = 16;
+constexpr std::size_t kMaxChunkValue = std::size_t(1) << 24;
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -45,29 +42,11 @@ bool uses_identifier(std::string_view text, std::string_view name) {
   return false;
 }
 
-// Whether `text` indexes `name` with [i] (the arrays whose length must cover the range).
-bool indexes_with_i(const std::string& text, const std::string& name) {
-  const std::regex pattern("(^|[^A-Za-z0-9_])" + name + "\\s*\\[\\s*i\\s*\\]");
-  return std::regex_search(text, pattern);
-}
-
 std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-scan_algorithm algorithm_from_env(scan_algorithm requested) {
-  if (requested != scan_algorithm::automatic) return requested;
-  const char* env = std::getenv("CLFORGE_SCAN_ALGORITHM");
-  if (!env || !*env || std::string(env) == "auto" || std::string(env) == "automatic")
-    return requested;
-  const std::string v(env);
-  if (v == "lookback") return scan_algorithm::lookback;
-  if (v == "reduce_then_scan") return scan_algorithm::reduce_then_scan;
-  throw error("CLFORGE_SCAN_ALGORITHM=\"" + v +
-              "\": expected lookback, reduce_then_scan or automatic");
-}
-
-// CLFORGE_SCAN_TILE="ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU]", e.g. "40x256",
+// scan_options::tile specs: "ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU]", e.g. "40x256",
 // "40x256w32lp8", "32x256w32v", "32x256w32s".
 struct env_tile {
   std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
@@ -75,24 +54,42 @@ struct env_tile {
   int blocked = 0;  // 1: b, 2: v, 3: a, 4: s
 };
 void tile_from_string(const std::string& v, env_tile& t, const char* where) {
-  const std::regex grammar("([0-9]+)x([0-9]+)(w([0-9]+))?(l)?([bvas])?(p([0-9]+))?");
-  std::smatch m;
-  if (!std::regex_match(v, m, grammar) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0)
-    throw error(std::string(where) + "\"" + v +
-                "\": expected ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU], e.g. "
-                "40x256, 40x256w32lp8 or 32x256w32s");
-  t.items = std::stoul(m[1]);
-  t.group = std::stoul(m[2]);
-  t.window = m[4].matched ? std::stoul(m[4]) : 0;
-  t.in_local = m[5].matched;
-  t.blocked = !m[6].matched ? 0 : m[6] == "b" ? 1 : m[6] == "v" ? 2 : m[6] == "a" ? 3 : 4;
-  t.groups_per_cu = m[8].matched ? std::stoul(m[8]) : 0;
-}
-bool tile_from_env(env_tile& t) {
-  const char* env = std::getenv("CLFORGE_SCAN_TILE");
-  if (!env || !*env) return false;
-  tile_from_string(env, t, "CLFORGE_SCAN_TILE=");
-  return true;
+  auto bad = [&](const std::string& why) {
+    throw error(std::string(where) + "\"" + (v.size() > 64 ? v.substr(0, 64) + "..." : v) +
+                "\": " + why);
+  };
+  auto grammar = [&] {
+    bad("expected ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU], e.g. 40x256, 40x256w32lp8 "
+        "or 32x256w32s");
+  };
+  std::size_t pos = 0;
+  // A number of the field `name`, from 1 to `most`.
+  auto number = [&](const char* name, std::size_t most) {
+    const std::size_t start = pos;
+    std::size_t value = 0;
+    while (pos < v.size() && std::isdigit(static_cast<unsigned char>(v[pos]))) {
+      if (value <= most) value = value * 10 + static_cast<std::size_t>(v[pos] - '0');
+      ++pos;
+    }
+    if (pos == start) grammar();
+    if (value < 1 || value > most)
+      bad(std::string(name) + " must be from 1 to " + std::to_string(most));
+    return value;
+  };
+  t = env_tile{};
+  t.items = number("items", kMaxScanItems);
+  if (pos >= v.size() || v[pos] != 'x') grammar();
+  ++pos;
+  t.group = number("group", kMaxGroupSize);
+  if (pos < v.size() && v[pos] == 'w') ++pos, t.window = number("window", kMaxScanWindow);
+  if (pos < v.size() && v[pos] == 'l') ++pos, t.in_local = true;
+  if (pos < v.size()) {
+    const std::size_t layout = std::string("bvas").find(v[pos]);
+    if (layout != std::string::npos) ++pos, t.blocked = static_cast<int>(layout) + 1;
+  }
+  if (pos < v.size() && v[pos] == 'p')
+    ++pos, t.groups_per_cu = number("groups_per_cu", kMaxGroupsPerCu);
+  if (pos != v.size()) grammar();
 }
 
 }  // namespace
@@ -138,7 +135,7 @@ struct scan_engine {
 
 namespace {
 
-void validate(const scan_engine& e, const scan_options& options) {
+void validate(const scan_engine& e) {
   if (!is_identifier(e.name))
     throw error("scan_kernel: the name \"" + e.name + "\" is not a C identifier");
   check_kernel_name(e.name, "scan_kernel");  // its length
@@ -155,7 +152,6 @@ void validate(const scan_engine& e, const scan_options& options) {
   require_type_support(e.ctx.info(), e.params, e.who);
   if (e.type.needs_fp64)
     require_type_support(e.ctx.info(), "double", e.who + " (value type " + e.type.name + ")");
-  (void)options;
 }
 
 // Local memory the look-back kernel needs for a tile shape.
@@ -169,56 +165,32 @@ std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::s
   return bytes;
 }
 
-void choose_tile(scan_engine& e, const scan_options& options) {
+// The look-back tile: scan_options where set, else the tuned policy (tuning_tables.cpp).
+void choose_tile(scan_engine& e, const scan_options& options, const scan_policy& policy) {
   const device_info& info = e.ctx.info();
-  std::size_t window = options.lookback_window;
-  if (!window) {
-    if (const char* env = std::getenv("CLFORGE_SCAN_WINDOW"); env && *env) {
-      char* end = nullptr;
-      window = std::strtoul(env, &end, 10);
-      if (*end || !window)
-        throw error(std::string("CLFORGE_SCAN_WINDOW=\"") + env + "\": expected a count above 0");
-    } else {
-      // 40x256 ran 2009 GB/s with a window of 32 on an H100, 1903 with one work-item.
-      window = info.is_cpu() ? 1 : 32;
-    }
-  }
-  e.window = window;
-
+  e.window = options.lookback_window ? options.lookback_window : policy.window;
   std::size_t items = options.items_per_thread, group = options.group_size;
   const bool from_options = items || group;
-  env_tile from_variable;
-  const bool from_env = !from_options && tile_from_env(from_variable);
-  if (from_env) {
-    items = from_variable.items, group = from_variable.group;
-    if (!options.lookback_window && from_variable.window) e.window = from_variable.window;
-  }
-  e.groups_per_cu = options.lookback_groups_per_cu ? options.lookback_groups_per_cu
-                    : from_env                     ? from_variable.groups_per_cu
-                                                   : 0;
-  e.in_registers = options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0
-                   : from_env                         ? !from_variable.in_local
-                                                      : true;
-  e.blocked = options.lookback_blocked >= 0 ? options.lookback_blocked
-              : from_env                    ? from_variable.blocked
-                                            : 0;
-  // GPU defaults: layout "s" (full tiles of a plain load/store as striped 4-vectors; other
-  // snippets run the striped scalar path, the same code as layout 0) with the items scanned in
-  // local memory ("l"). On the H100 at 2^28: int32 inclusive scan 2192 GB/s with 32x256w32,
-  // 2362-2373 with "s", 2457-2461 with "ls"; copy_if (50%) 1592 with "s", 1764 with "ls".
-  if (!from_env && options.lookback_blocked < 0 && !info.is_cpu()) e.blocked = 4;
-  if (!from_env && options.lookback_in_registers < 0 && !info.is_cpu()) e.in_registers = false;
-  if (!items) {
-    // ~128 bytes of T per work-item, 32 at most. On the H100 (int32, 2^28, window 32):
-    // 32 x 256 ran 2178 GB/s, 40 x 256 2055, blocked and vector-load layouts 450-1720.
-    items = info.is_cpu() ? 16 : std::clamp<std::size_t>(128 / e.type.size, 1, 32);
-    if (!info.is_cpu() && e.type.size < 4) items = 32;
-  }
-  if (!group) group = info.is_cpu() ? 64 : 256;
+  e.groups_per_cu =
+      options.lookback_groups_per_cu ? options.lookback_groups_per_cu : policy.groups_per_cu;
+  e.in_registers =
+      options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0 : policy.in_registers;
+  e.blocked =
+      options.lookback_blocked >= 0 ? options.lookback_blocked : static_cast<int>(policy.layout);
+  if (e.blocked < 0 || e.blocked > 4)
+    throw error(e.who + ": lookback_blocked must be from -1 to 4, not " +
+                std::to_string(e.blocked));
+  if (!items)
+    items = policy.items
+                ? policy.items
+                : std::clamp<std::size_t>(policy.item_bytes / e.type.size, 1, policy.max_items);
+  if (!group) group = policy.group;
+  check_bound(e.who, "items (items_per_thread)", items, 1, kMaxScanItems);
+  check_bound(e.who, "group (group_size)", group, 1, kMaxGroupSize);
+  check_bound(e.who, "window (lookback_window)", e.window, 1, kMaxScanWindow);
+  check_bound(e.who, "groups_per_cu (lookback_groups_per_cu)", e.groups_per_cu, 0, kMaxGroupsPerCu);
   group = std::min(group, info.max_work_group_size);
-  const std::string origin = from_options ? "scan_options" : from_env ? "CLFORGE_SCAN_TILE" : "";
-  if (items == 0 || group == 0)
-    throw error(e.who + ": a look-back tile needs items_per_thread and group_size above 0");
+  const std::string origin = from_options ? "scan_options" : "";
   // Shrink the default to fit local memory; refuse a shape the user asked for.
   while (lookback_local_bytes(e, items, group) > info.local_mem_bytes) {
     if (!origin.empty() || items == 1)
@@ -243,17 +215,15 @@ bool is_vector_scalar(const std::string& t) {
   return false;
 }
 
-// The array NAME when snippet is exactly "NAME" + tail (e.g. "x[i]") and NAME is a global
-// pointer parameter to the scan's value type (writable when `store`); else "".
-std::string plain_array(const scan_engine& e, std::string_view snippet, const std::string& tail,
-                        const std::string& type, bool store = false) {
-  const std::regex plain("\\s*([A-Za-z_][A-Za-z_0-9]*)\\s*" + tail + "\\s*");
-  std::smatch m;
-  const std::string text(snippet);
-  if (!std::regex_match(text, m, plain)) return "";
+// The array NAME when the snippet is a plain load "NAME[i]" (or, with `store`, a plain store
+// "NAME[i] = item") and NAME is a global pointer parameter to the scan's value type (writable
+// when `store`); else "".
+std::string plain_array(const scan_engine& e, std::string_view snippet, const std::string& type,
+                        bool store = false) {
+  const std::string name = store ? plain_store_name(snippet) : plain_load_name(snippet);
   for (const parameter& p : e.params)
-    if (p.name == m[1] && p.is_pointer && p.address_space == "global" && p.type == type &&
-        (!store || !p.is_const))
+    if (!name.empty() && p.name == name && p.is_pointer && p.address_space == "global" &&
+        p.type == type && (!store || !p.is_const))
       return p.name;
   return "";
 }
@@ -262,7 +232,7 @@ program build(const scan_engine& e, const std::string& source, const std::string
   try {
     return e.ctx.build(source, options);
   } catch (const error& failure) {
-    throw error(e.who + ": " + failure.what());
+    throw error(e.who + ": ", failure);
   }
 }
 
@@ -288,7 +258,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_identifier(output_stmt, "last_item");
   e->packed = type.size <= 4;
-  validate(*e, options);
+  validate(*e);
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
       throw error(e->who + ": the input, scan and neutral expressions must not be empty");
@@ -300,19 +270,19 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                          p.address_space != "local" && indexes_with_i(snippets, p.name));
 
   const device_info& info = ctx.info();
-  e->algorithm = algorithm_from_env(options.algorithm);
-  if (e->algorithm == scan_algorithm::automatic)
-    e->algorithm = info.is_gpu() ? scan_algorithm::lookback : scan_algorithm::reduce_then_scan;
+  const scan_policy policy = tuned_scan(ctx);
+  e->algorithm =
+      options.algorithm != scan_algorithm::automatic ? options.algorithm : policy.algorithm;
 
   template_values values{
       {"name", e->name},
       {"preamble", options.preamble},
       {"value_type", type.name},
-      {"neutral", std::string(neutral)},
-      {"scan_expr", std::string(scan_expr)},
-      {"input_expr", std::string(input_expr)},
-      {"output_statement", std::string(output_stmt)},
-      {"is_segment_start", e->segmented ? options.is_segment_start : "0"},
+      {"neutral", snippet(neutral)},
+      {"scan_expr", snippet(scan_expr)},
+      {"input_expr", snippet(input_expr)},
+      {"output_statement", snippet(output_stmt)},
+      {"is_segment_start", e->segmented ? snippet(options.is_segment_start) : "0"},
       {"segmented", e->segmented ? "1" : "0"},
       {"inclusive", kind == scan_kind::inclusive ? "1" : "0"},
       {"user_parameters", user_parameter_list(e->params)},
@@ -321,7 +291,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["preamble"] = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + options.preamble;
 
   if (e->algorithm == scan_algorithm::lookback) {
-    choose_tile(*e, options);
+    choose_tile(*e, options, policy);
     values["group_size"] = std::to_string(e->group);
     values["items_per_thread"] = std::to_string(e->items);
     values["lookback_window"] = std::to_string(e->window);
@@ -331,12 +301,9 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     // whole tiles with vload4/vstore4 (other snippets, partial tiles: the scalar path).
     const bool vector =
         e->blocked >= 2 && e->items % 4 == 0 && !e->segmented && is_vector_scalar(type.name);
-    const std::string in_array =
-        vector ? plain_array(*e, input_expr, R"(\[\s*i\s*\])", type.name) : "";
+    const std::string in_array = vector ? plain_array(*e, input_expr, type.name) : "";
     const std::string out_array =
-        vector && kind == scan_kind::inclusive
-            ? plain_array(*e, output_stmt, R"(\[\s*i\s*\]\s*=\s*item\s*;?)", type.name, true)
-            : "";
+        vector && kind == scan_kind::inclusive ? plain_array(*e, output_stmt, type.name, true) : "";
     values["in_registers"] = e->in_registers ? "1" : "0";
     values["vector_in"] = in_array.empty() ? "0" : "1";
     values["vector_input"] = in_array.empty() ? "clforge_unused" : in_array;
@@ -357,17 +324,18 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       e->total = e->total_program.kernel(e->name + "_last_item");
     }
   } else {
-    e->granularity = options.chunk_granularity ? options.chunk_granularity : 1024;
-    // Floating-point chains are latency-bound on a CPU (the compiler may not reassociate):
-    // on PoCL 2 lanes ran float scans 2x faster (4 lanes 1.4x, 8 lanes 2.7x slower); integer
-    // scans gained nothing measurable.
+    check_bound(e->who, "chunk_granularity", options.chunk_granularity, 0, kMaxChunkValue);
+    check_bound(e->who, "max_chunks", options.max_chunks, 0, kMaxChunkValue);
+    check_bound(e->who, "lanes", options.lanes, 0, kMaxLanes);
+    e->granularity = options.chunk_granularity ? options.chunk_granularity : policy.granularity;
     const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
-    e->lanes = options.lanes ? options.lanes : info.is_cpu() && floating ? 2 : 1;
-    // CPUs: 32 work-items per compute unit (balance when other work shares the cores).
-    e->max_chunks = options.max_chunks ? options.max_chunks
-                    : info.is_cpu() ? std::max<std::size_t>(1, 32 * info.compute_units) * e->lanes
-                                    : 4096;
-    e->rts_local = info.is_cpu() ? 1 : 64;
+    e->lanes = options.lanes ? options.lanes : floating ? policy.lanes_floating : policy.lanes;
+    e->max_chunks =
+        options.max_chunks ? options.max_chunks
+        : policy.chunks_per_cu
+            ? std::max<std::size_t>(1, policy.chunks_per_cu * info.compute_units) * e->lanes
+            : policy.max_chunks;
+    e->rts_local = policy.rts_group;
     values["lanes"] = std::to_string(e->lanes);
     values["reduce_name"] = e->name + "_reduce";
     values["spine_name"] = e->name + "_spine";
@@ -488,7 +456,7 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
           ? std::min(tiles, groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units))
           : tiles;
   ndrange range = ndrange(groups * group).with_local(group);
-  auto launch_pass = [&](const kernel& k, bool total_pass) {
+  auto launch_pass = [&](const kernel& k) {
     const cl_uint epoch = ++st.epoch;
     return launch_with(q, k, range, [&](kernel_state& ks) {
       args.set_on(ks.handle(), 0);
@@ -502,16 +470,15 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
         set_arg(ks, index++, *st.inclusive);
       }
       if (uses_last_item) set_arg(ks, index++, *total_buffer);
-      (void)total_pass;
     });
   };
   event last;
   if (uses_last_item) {
-    last = launch_pass(total, true);
+    last = launch_pass(total);
     if (!*first) *first = last;
     order_point(q);
   }
-  last = launch_pass(main, false);
+  last = launch_pass(main);
   if (!*first) *first = last;
   return last;
 }
@@ -583,8 +550,8 @@ std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
 
 std::string selection_preamble(const std::string& type, const std::string& predicate,
                                const std::string& preamble) {
-  return preamble + "\nstatic inline int clforge_keep(" + type + " x, ulong i) {\n  return (" +
-         predicate + ");\n}\n";
+  return preamble + "\nstatic inline int clforge_keep(" + type + " x, long i) {\n  return (" +
+         snippet(predicate) + ");\n}\n";
 }
 
 void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same) {

@@ -67,9 +67,11 @@ inline resolved_range whole_range(std::size_t length) {
 ///        compute unit (default 16), each reducing a contiguous chunk with `unroll` (default 8)
 ///        independent coalesced loads in flight per work-item, a local-memory tree, then a
 ///        second one-group stage over the per-group partials.
-/// `automatic` picks by device type. CLFORGE_SHAPE overrides kernels whose options leave the
-/// kind automatic: "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4,vec=4"
-/// (fields: local, unroll, groups_per_cu, vec, ilv).
+/// `automatic` takes the context's tuning (clforge/tuning.hpp: the device class's table,
+/// CLFORGE_TUNE, tuning::set); a shape naming its kind takes the fields it gives over the
+/// plain table of that kind ("generic" for gpu, "cpu"), without the device-tuned extras.
+/// parse() reads "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4,vec=4"
+/// (fields: local, unroll, groups_per_cu, vec, ilv, vload, single, grid).
 /// Fields left 0 take the template's default.
 struct kernel_shape {
   /// Which family of kernel shapes: the device's, the GPU one or the CPU one.
@@ -104,21 +106,13 @@ struct kernel_shape {
   /// local * unroll vectors (a grid-stride loop: the whole device reads one region of memory at
   /// a time) instead of one contiguous chunk each. 0: off.
   unsigned grid = 0;
-  /// Set by resolved(): no kind was given (options or CLFORGE_SHAPE), so it follows the device
-  /// and the template may add its tuned defaults for that device (e.g. reductions' grid and
-  /// single on GPUs). A shape that names its kind gets exactly the fields it gives.
-  bool kind_from_device = false;
 
   /// A shape of the GPU kind with every field at its default.
   static kernel_shape gpu() { return {kind::gpu}; }
   /// A shape of the CPU kind with every field at its default.
   static kernel_shape cpu() { return {kind::cpu}; }
-  /// Parses the CLFORGE_SHAPE grammar above; throws clforge::error on anything else.
+  /// Parses the grammar above; throws clforge::error on anything else.
   static kernel_shape parse(const std::string& text);
-  /// The kind from the options, else CLFORGE_SHAPE, else the device type; the local size
-  /// default of that kind (gpu 256, cpu `cpu_local`; capped by the device). unroll and
-  /// groups_per_cu stay 0 unless given.
-  kernel_shape resolved(const device_info& device, std::size_t cpu_local = 1024) const;
   /// "gpu local=256 unroll=8 groups_per_cu=16", as printed in generated source.
   std::string describe() const;
 };
@@ -131,7 +125,7 @@ struct kernel_options {
   std::string preamble;
   /// Passed to the OpenCL compiler, e.g. "-cl-fast-relaxed-math".
   std::string build_options;
-  /// Work distribution; automatic by device unless set here or by CLFORGE_SHAPE.
+  /// Work distribution; automatic: the context's tuning (clforge/tuning.hpp).
   kernel_shape shape;
   /// Every array argument must hold every index the call visits (a clear error before launch
   /// otherwise). Turn off for arrays indexed differently (lookup tables, gathers).

@@ -6,9 +6,10 @@
 //   saxpy(q, 2.0f, x, y);                       // i = 0 .. x.size() - 1
 //   saxpy(q, cf::slice(1, -1, 2), 2.0f, x, y);  // i = 1, 3, 5, ... < x.size() - 1
 //
-// Inside the operation, `i` (ulong) is the index and `n` (ulong) the number of indices of this
-// call (unless a parameter is itself called n). The program is generated and built once, at
-// construction (through the context's program cache); scalars are kernel arguments, so new
+// Inside the operation, `i` (long: signed 64-bit, as in PyOpenCL) is the index and `n` (long)
+// the number of indices of this call (unless a parameter is itself called n). Pointer
+// parameters without an address space ("float *y") are global. The program is generated and built
+// once, at construction (through the context's program cache); scalars are kernel arguments, so new
 // values never recompile. Generated source: CLFORGE_DUMP_SOURCE=1, or source().
 #pragma once
 

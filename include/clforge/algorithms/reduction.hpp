@@ -9,21 +9,21 @@
 //   float e = dot(q, cf::slice(0, cf::slice_none, 2), x, y);   // even indices only
 //
 // T is any OpenCL scalar type or a struct declared in the preamble and to C++ with
-// CLFORGE_DECLARE_TYPE (same layout on both sides). The map expression sees `i` and `n` (ulong)
-// and the parameters; the reduce expression sees `a` and `b` (both T); `neutral` is an OpenCL C
-// expression of type T, the identity of the reduction. The program is built once, at
+// CLFORGE_DECLARE_TYPE (same layout on both sides). The map expression sees `i` and `n` (long:
+// signed 64-bit) and the parameters; the reduce expression sees `a` and `b` (both T); `neutral` is
+// an OpenCL C expression of type T, the identity of the reduction. The program is built once, at
 // construction; scalar arguments never recompile.
 //
-// How the work is split (kernel_shape, CLFORGE_SHAPE): on GPUs stage 1 runs groups_per_cu
+// How the work is split (kernel_shape, clforge/tuning.hpp): on GPUs stage 1 runs groups_per_cu
 // (16) groups of 256 per compute unit; each group reduces one contiguous chunk, its work-items
 // stepping through it 256 apart with `unroll` (8) independent coalesced loads in flight, each
 // accumulating sequentially, then a tree in local memory. Stage 2 (one group) reduces the
 // per-group partials into the result. On CPUs a group is one work-item (local=1 by default)
 // that reduces a contiguous chunk with `unroll` (16) independent accumulators, which the
 // compiler turns into vector registers: what an OpenMP loop does. Chunks spread the range over
-// groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. (The
-// former CPU shape, a 1024-item group vectorized across work-items followed by one work-item
-// adding the group's 1024 values in order, ran at 0.6x an OpenMP loop on PoCL.)
+// groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. The
+// defaults per device class, and the measurements behind them, are in
+// lib/algorithms/tuning_tables.cpp.
 // gpu,vec=W (kernel_shape::vec): when the map is a plain load x[i] of an array of T, stage 1
 // reads W-wide vectors (float4 for W = 4: 16-byte loads) for calls with step 1 whose start is
 // a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
@@ -31,11 +31,10 @@
 // regenerated for the largest power of two it can run. A call with one group needs no stage 2. The
 // programs are built at construction; a call sets arguments and enqueues one or two kernels (plus
 // one read for a host result). Launches whose events nobody reads are made without events.
-// GPU defaults when no kind is named (options or CLFORGE_SHAPE): vec = 16 bytes / sizeof(T),
+// vec = 16 bytes / sizeof(T) on GPUs; NVIDIA's table (lib/algorithms/tuning_tables.cpp) adds
 // grid=1 (groups take turns over blocks of local * unroll vectors rather than each taking one
 // contiguous chunk) and single=1 (the last group to finish reduces the partials: one launch).
-// On the H100 (2^28 floats, result read back) that ran 2922 GB/s, contiguous chunks with two
-// launches 2877, the hand-written kernel 2870. A shape naming "gpu" gets only what it lists.
+// A shape naming "gpu" gets only what it lists over the generic GPU table.
 // Out-of-order queues work: barriers keep a call's commands, and consecutive calls, in order.
 //
 // Accuracy of float/double sums (reduce "a + b"), eps = 2^-24 for float:

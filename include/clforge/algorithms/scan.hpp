@@ -6,13 +6,17 @@
 //                               /*output*/ "y[i] = item", cf::scan_kind::inclusive);
 //   cumsum(q, x, y);   // over the length of the first array argument
 //
-// Snippets: `input_expr` is a value of type T for index `i` (a ulong); `scan_expr` combines `a`
-// and `b` (an associative operation; it need not commute) with `neutral` as its identity;
-// `output_stmt` runs once per index i < n and sees `item` (the inclusive scan value at i for
-// scan_kind::inclusive, the exclusive one for scan_kind::exclusive), `prev_item` (always the
-// exclusive value: the scan of the elements before i, `neutral` at 0 and at segment starts),
-// `last_item` (the inclusive value at n - 1: the total, or the last segment's total) and `n`.
-// The names i, n, item, prev_item, last_item and anything starting with clforge_ are reserved.
+// Snippets: `input_expr` is a value of type T for index `i` (a long: signed 64-bit, as `n`);
+// `scan_expr` combines `a` and `b` (an associative operation; it need not commute) with `neutral`
+// as its identity; `output_stmt` runs once per index i < n and sees `item` (the inclusive scan
+// value at i for scan_kind::inclusive, the exclusive one for scan_kind::exclusive), `prev_item`
+// (always the exclusive value: the scan of the elements before i, `neutral` at 0 and at segment
+// starts), `last_item` (the inclusive value at n - 1: the total, or the last segment's total) and
+// `n`. The names i, n, item, prev_item, last_item and anything starting with clforge_ are reserved.
+// Evaluations of `input_expr` per element: lookback 1 (2 when `output_stmt` uses last_item: a
+// first pass finds it); reduce_then_scan 2 (its reduce pass and its scan pass both need the
+// values, and it keeps none in between so as to move no more memory than the input). Side
+// effects in `input_expr` therefore happen once or twice per element.
 //
 // Algorithms, chosen per device (scan_options::algorithm overrides):
 //   lookback          GPUs. One pass with decoupled look-back (Merrill & Garland): each
@@ -53,37 +57,35 @@ struct scan_options {
   /// Segmented scan: an expression over i (and the arguments); where it is true, the scan
   /// restarts (item is the input at i, prev_item is neutral). Empty: one segment.
   std::string is_segment_start;
-  /// automatic: lookback on GPUs, reduce_then_scan elsewhere; CLFORGE_SCAN_ALGORITHM
-  /// ("lookback", "reduce_then_scan") overrides automatic.
+  /// Fields left automatic (0, -1) take the context's tuning (clforge/tuning.hpp, "scan"
+  /// keys: the device class's table, CLFORGE_TUNE, tuning::set).
+  /// automatic: the tuned algorithm (lookback on GPUs, reduce_then_scan on CPUs).
   scan_algorithm algorithm = scan_algorithm::automatic;
-  /// Look-back tile shape: items per work-item and work-items per group; 0 takes the
-  /// CLFORGE_SCAN_TILE environment variable ("ITEMSxGROUP[wWINDOW][l][b|v|a|s][pN]", e.g.
-  /// "40x256", "40x256w32lp8", "32x256w32ls") or the per-type default (GPUs: 128 bytes of T per
-  /// work-item, at most 32 items, 256 work-items, layout "ls"; on the H100 int32 32x256w32ls ran
-  /// 2452-2461 GB/s at 2^28, 0.82x the device's copy).
+  /// Look-back tile shape: items per work-item (at most 64) and work-items per group (at most
+  /// 4096); 0: tuned (GPUs: 128 bytes of T per work-item, at most 32 items, 256 work-items).
   std::size_t items_per_thread = 0;
   /// Look-back: work-items per group (0: the default, see items_per_thread).
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
-  /// back; 32: a window of 32 tiles per step). 0 takes CLFORGE_SCAN_WINDOW, else 32 on GPUs, 1 on
-  /// CPUs.
+  /// back; 32: a window of 32 tiles per step; at most 1024). 0: tuned (32 on GPUs, 1 on CPUs).
   std::size_t lookback_window = 0;
   /// Look-back: keep each work-item's items in registers between its two passes over them
   /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
-  /// unit). -1 takes CLFORGE_SCAN_TILE's "l" flag (local) or the default: 0 on GPUs, 1 on CPUs.
+  /// unit). -1: tuned.
   int lookback_in_registers = -1;
   /// Look-back: 0 launches one work-group per tile; N launches N groups per compute unit that
-  /// loop over tiles, taking the next tile while working on one (CLFORGE_SCAN_TILE's "pN").
+  /// loop over tiles, taking the next tile while working on one.
   std::size_t lookback_groups_per_cu = 0;
   /// Look-back: 0 stages the tile through local memory (reads and writes striped); 1 blocked:
   /// each work-item reads and writes its own consecutive items (only the work-items' sums in
   /// local memory, so more groups per compute unit); 2 blocked, and a plain load "x[i]" / store
   /// "y[i] = item" of full tiles with vload4/vstore4; 3 as 2 with aligned 4-vector accesses through
   /// pointer casts; 4 striped through local memory as 0, with a plain load / store of full tiles
-  /// as striped aligned 4-vectors. -1 takes CLFORGE_SCAN_TILE's "b"/"v"/"a"/"s" or the default:
-  /// 4 on GPUs, 0 on CPUs.
+  /// as striped aligned 4-vectors. -1: tuned (the tuning key "layout").
   int lookback_blocked = -1;
-  /// Sets the look-back fields above from a CLFORGE_SCAN_TILE spec, e.g. "40x256w32lp8".
+  /// Sets the look-back fields above from a spec "ITEMSxGROUP[wWINDOW][l][b|v|a|s][pN]" (l:
+  /// items in local memory; b, v, a, s: lookback_blocked 1 to 4; pN: N groups per compute
+  /// unit), e.g. "40x256w32lp8".
   scan_options& tile(const std::string& spec);
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
   /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
@@ -211,7 +213,7 @@ class scan_kernel {
 namespace detail {
 /// A scan_kernel cached per (context, value type, key), built on first use. Entries live until
 /// the program exits (and keep their context alive); the algorithm and tile shape are fixed when
-/// an entry is built (CLFORGE_SCAN_* read then).
+/// an entry is built (the tuning read then).
 CLFORGE_API std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
                                               std::shared_ptr<void> (*make)(const context&,
                                                                             const void*),

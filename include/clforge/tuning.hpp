@@ -1,0 +1,30 @@
+// clforge::tuning: the work shapes the kernel templates are generated with, per context.
+//
+// Every template (elementwise, reduce, scan, polygon) takes its defaults from the tuning table
+// of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU; lib/algorithms/
+// tuning_tables.cpp). Overrides, applied in this order to kernels built afterwards:
+//   CLFORGE_TUNE="table=generic;scan:items=32,group=256;reduce:unroll=8"
+//   clforge::tuning::set(ctx, "scan", "items=32,group=256");
+//   clforge::tuning::set(ctx, "table", "generic");   // or nvidia, amd, intel, gpu, cpu, auto
+// and a template's own options (kernel_options::shape, scan_options, polygon_mask_options)
+// over both. A wrong key or value is a clforge::error listing the keys and their bounds.
+// Kernels already built keep their shape.
+#pragma once
+
+#include <string>
+
+#include "clforge/context.hpp"
+#include "clforge/export.hpp"
+
+namespace clforge::tuning {
+
+/// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon") with
+/// "key=value,..." for kernels built on `ctx` from now on; `primitive` "table" selects a table
+/// by name. Later calls win over earlier ones.
+CLFORGE_API void set(const context& ctx, const std::string& primitive, const std::string& settings);
+/// Forgets every tuning::set of `ctx` (CLFORGE_TUNE still applies).
+CLFORGE_API void reset(const context& ctx);
+/// The name of the table `ctx` uses now.
+CLFORGE_API std::string table(const context& ctx);
+
+}  // namespace clforge::tuning

@@ -1,0 +1,99 @@
+// Tuning kept as data: one typed policy per kernel template, defaults in one table per device
+// class (tuning_tables.cpp), overrides from clforge::tuning::set and CLFORGE_TUNE.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "clforge/algorithms/scan.hpp"
+#include "clforge/context.hpp"
+
+namespace clforge::detail {
+
+/// How a snippet kernel spreads indices over work-items (see kernel_shape).
+enum class work_kind { gpu, cpu };
+
+struct elementwise_policy {
+  work_kind kind = work_kind::gpu;
+  std::size_t group = 256;     // work-items per group
+  unsigned groups_per_cu = 0;  // gpu: 0 one work-item per index, else a grid-stride loop
+  unsigned block = 0;          // gpu: consecutive indices per work-item (kernel_shape::vec)
+  unsigned interleave = 0;     // gpu: indices a group apart per work-item (kernel_shape::ilv)
+  unsigned vector_width = 0;   // gpu: vectorized operation width (kernel_shape::vload)
+};
+
+struct reduce_policy {
+  work_kind kind = work_kind::gpu;
+  std::size_t group = 256;
+  unsigned unroll = 8;          // independent accumulators per work-item
+  unsigned groups_per_cu = 16;  // stage-1 groups per compute unit
+  unsigned vector_bytes = 0;    // gpu, map a plain load: bytes per vector load (0: scalar)
+  bool grid = false;            // vector stage 1: groups take turns over blocks
+  bool single_launch = false;   // step 1: the last group reduces the partials (one launch)
+};
+
+enum class scan_layout {
+  striped,          // the tile through local memory, reads and writes striped
+  blocked,          // each work-item reads and writes its own consecutive items
+  blocked_vload,    // blocked, plain load/store of full tiles with vload4/vstore4
+  blocked_aligned,  // blocked_vload through aligned 4-vector pointer casts
+  striped_vector,   // striped, plain load/store of full tiles as aligned 4-vectors
+};
+
+struct scan_policy {
+  scan_algorithm algorithm = scan_algorithm::lookback;
+  // look-back
+  std::size_t items = 0;  // items per work-item; 0: item_bytes / sizeof(T) in 1..max_items
+  std::size_t item_bytes = 128;
+  std::size_t max_items = 32;
+  std::size_t group = 256;
+  std::size_t window = 32;  // work-items reading predecessors at once
+  scan_layout layout = scan_layout::striped;
+  bool in_registers = true;       // a work-item's items in registers between its two passes
+  std::size_t groups_per_cu = 0;  // 0: one group per tile, else persistent groups
+  // reduce-then-scan
+  std::size_t granularity = 1024;  // chunks are multiples of this many elements
+  std::size_t chunks_per_cu = 0;   // at most this many chunks per compute unit (x lanes) ...
+  std::size_t max_chunks = 4096;   // ... or, when chunks_per_cu is 0, this many in all
+  std::size_t lanes = 1;           // chunks a work-item walks side by side
+  std::size_t lanes_floating = 1;  // the same for float and double scans
+  std::size_t rts_group = 64;      // work-items per group
+};
+
+enum class polygon_kernel { pixel, span, fill, row };
+
+struct polygon_policy {
+  polygon_kernel kind = polygon_kernel::span;
+  int pixels = 8;             // pixels per work-item
+  int pixels_wide = 8;        // the same for images wider than wide_from
+  std::size_t wide_from = 0;  // 0: one value for every width
+  int group = 128;
+  bool serial = false;  // span: one work-item lists a row's crossings
+};
+
+/// The policies of one table.
+struct policy_table {
+  const char* name;      // as selected with table=NAME
+  const char* measured;  // where the figures come from (date, command), or why none
+  elementwise_policy elementwise;
+  reduce_policy reduce;
+  scan_policy scan;
+  polygon_policy polygon;
+};
+
+/// The table the context uses (table=NAME from CLFORGE_TUNE or tuning::set, else by device
+/// class), with the overrides of CLFORGE_TUNE and then tuning::set applied.
+elementwise_policy tuned_elementwise(const context& ctx);
+reduce_policy tuned_reduce(const context& ctx);
+scan_policy tuned_scan(const context& ctx);
+polygon_policy tuned_polygon(const context& ctx);
+
+/// The table of the kind a kernel_shape names explicitly (gpu: "generic", cpu: "cpu").
+const policy_table& kind_table(work_kind kind);
+
+/// The tables (tuning_tables.cpp), the first matching a device class by vendor.
+const policy_table* policy_tables(std::size_t& count);
+/// The table for a device: NVIDIA, AMD, Intel GPU, other GPU, or CPU and anything else.
+const policy_table& device_table(const device_info& info);
+
+}  // namespace clforge::detail
