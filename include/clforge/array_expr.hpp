@@ -222,6 +222,9 @@ std::string expression_preamble(const context& ctx, const expression_source& s);
 }  // namespace detail
 
 // ---- operands ----------------------------------------------------------------------------
+// The expression node types below are what the operators and functions return; user code
+// holds them through `auto` and never names them, so they stay out of the API reference.
+/// @cond INTERNAL
 /// An array in an expression (read at index i).
 template <class T>
 struct array_operand : detail::expression_base {
@@ -502,6 +505,8 @@ struct function_expression : detail::expression_base {
   }
 };
 
+/// @endcond
+
 // ---- operators and functions ----------------------------------------------------------------
 #define CLFORGE_EXPRESSION_OPERATOR(SYMBOL, OP)                                           \
   template <class A, class B, std::enable_if_t<detail::binary_operands_v<A, B>, int> = 0> \
@@ -632,6 +637,7 @@ CLFORGE_BINARY_FUNCTION(fdim, "fdim", "")
 #undef CLFORGE_UNARY_FUNCTION
 #undef CLFORGE_BINARY_FUNCTION
 
+/// @cond INTERNAL
 /// |e|: fabs for floating types, abs for integers (same type; the most negative value stays
 /// itself, as two's complement wraps), the modulus for complex values (a real result).
 template <class E>
@@ -653,6 +659,7 @@ struct abs_expression : detail::expression_base {
   auto args() const { return e.args(); }
   void check(detail::expression_check& c) const { e.check(c); }
 };
+/// @endcond
 template <class A, std::enable_if_t<detail::array_like_v<A>, int> = 0>
 auto abs(const A& a) {
   return abs_expression<detail::operand_t<A>>{{}, detail::as_operand(a)};
