@@ -80,7 +80,7 @@ class queue_temporary {
 struct expression_base;
 template <class T, class E>
 void assign_expression(array<T>& target, const E& e);
-[[noreturn]] void throw_no_home_queue(const char* what);
+[[noreturn]] CLFORGE_API void throw_no_home_queue(const char* what);
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large

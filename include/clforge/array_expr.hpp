@@ -187,7 +187,7 @@ struct expression_check {
   std::size_t length = 0;
   const void* context_id = nullptr;
   std::size_t operands = 0;
-  void operand(std::size_t n, const context& ctx);
+  CLFORGE_API void operand(std::size_t n, const context& ctx);
 };
 
 // ---- the kernel cache of a context --------------------------------------------------------
@@ -198,7 +198,7 @@ struct expression_cache {
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<void>> kernels;
 };
-expression_cache& expression_cache_of(const context& ctx);
+CLFORGE_API expression_cache& expression_cache_of(const context& ctx);
 
 template <class K, class Make>
 const K& cached_kernel(const context& ctx, const std::string& key, Make&& make) {
@@ -216,8 +216,8 @@ const K& cached_kernel(const context& ctx, const std::string& key, Make&& make) 
 
 /// The preamble an expression kernel needs: the fp64 pragma (after checking the device) and
 /// the complex header.
-std::string expression_preamble(const context& ctx, const expression_source& s);
-[[noreturn]] void throw_expression_error(const std::string& what);
+CLFORGE_API std::string expression_preamble(const context& ctx, const expression_source& s);
+[[noreturn]] CLFORGE_API void throw_expression_error(const std::string& what);
 
 }  // namespace detail
 

@@ -40,6 +40,6 @@ struct type_traits<std::complex<double>> {
 /// P_real, P_imag, P_conj, P_neg, P_add, P_sub, P_mul, P_div, P_abs, P_arg, P_exp, P_log,
 /// P_sqrt, P_pow for P = cfloat, cdouble; cdouble_fromcfloat, cfloat_fromcdouble. Include-guarded:
 /// pasting it twice is harmless.
-const std::string& complex_header();
+CLFORGE_API const std::string& complex_header();
 
 }  // namespace clforge
