@@ -13,7 +13,7 @@
 
 namespace clforge::detail {
 
-struct cache_key {
+struct CLFORGE_API cache_key {
   std::uint64_t high = 0, low = 0;
   bool operator==(const cache_key& o) const { return high == o.high && low == o.low; }
   std::string hex() const;
@@ -24,12 +24,13 @@ struct cache_key_hash {
 
 /// Where disk entries go, from CLFORGE_CACHE, CLFORGE_CACHE_DIR, XDG_CACHE_HOME and HOME.
 /// Empty when the disk cache is off.
-std::string resolve_cache_directory();
+CLFORGE_API std::string resolve_cache_directory();
 
 /// The bytes of a disk entry for `binary` under `key`, and the check that reverses it.
-std::string encode_cache_entry(const cache_key& key, const std::string& binary);
+CLFORGE_API std::string encode_cache_entry(const cache_key& key, const std::string& binary);
 /// The binary inside `entry` if it is a well-formed entry for `key`; false otherwise.
-bool decode_cache_entry(const cache_key& key, const std::string& entry, std::string& binary);
+CLFORGE_API bool decode_cache_entry(const cache_key& key, const std::string& entry,
+                                    std::string& binary);
 
 class program_cache {
  public:
@@ -69,6 +70,6 @@ void build_or_throw(cl::Program& program, const cl::Device& device, const std::s
                     const std::string& options);
 
 /// The part of a build error message that quotes `source` around the lines `log` reports.
-std::string quote_error_lines(const std::string& log, const std::string& source);
+CLFORGE_API std::string quote_error_lines(const std::string& log, const std::string& source);
 
 }  // namespace clforge::detail

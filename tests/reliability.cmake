@@ -6,8 +6,10 @@ if(TARGET test_faults)
   add_library(fault_inject SHARED ${CMAKE_CURRENT_SOURCE_DIR}/fault_inject.cpp)
   target_link_libraries(fault_inject PRIVATE ${CMAKE_DL_LIBS})
   add_executable(reliability_probe ${CMAKE_CURRENT_SOURCE_DIR}/reliability_probe.cpp)
-  # After clforge: its write() calls make the library needed (--as-needed keeps it then).
+  # Linked with --no-as-needed: against a shared libclforge the probe itself calls no write(),
+  # and --as-needed would drop fault_inject, leaving libc's write() in place.
   target_link_libraries(reliability_probe PRIVATE clforge::clforge fault_inject)
+  target_link_options(reliability_probe PRIVATE LINKER:--no-as-needed)
   foreach(t test_faults test_cache_security)
     if(TARGET ${t})
       target_compile_definitions(${t} PRIVATE

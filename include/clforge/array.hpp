@@ -80,7 +80,7 @@ class queue_temporary {
 struct expression_base;
 template <class T, class E>
 void assign_expression(array<T>& target, const E& e);
-[[noreturn]] void throw_no_home_queue(const char* what);
+[[noreturn]] CLFORGE_API void throw_no_home_queue(const char* what);
 }  // namespace detail
 
 /// Owns (shares) a device buffer of `size()` elements of T. Move-only so a copy of a large
@@ -148,7 +148,9 @@ class array {
     if (!home_queue_) detail::throw_no_home_queue("array::home_queue");
     return *home_queue_;
   }
+  /// True when the array has a home queue.
   bool has_home_queue() const { return home_queue_.has_value(); }
+  /// Makes q the array's home queue (the queue `=` with an expression runs on).
   void set_home_queue(const clforge::queue& q) { home_queue_.emplace(q); }
 
   /// Elements start, start + step, ... up to stop (exclusive), Python slice rules (negative

@@ -187,7 +187,7 @@ struct expression_check {
   std::size_t length = 0;
   const void* context_id = nullptr;
   std::size_t operands = 0;
-  void operand(std::size_t n, const context& ctx);
+  CLFORGE_API void operand(std::size_t n, const context& ctx);
 };
 
 // ---- the kernel cache of a context --------------------------------------------------------
@@ -198,7 +198,7 @@ struct expression_cache {
   std::mutex mutex;
   std::unordered_map<std::string, std::shared_ptr<void>> kernels;
 };
-expression_cache& expression_cache_of(const context& ctx);
+CLFORGE_API expression_cache& expression_cache_of(const context& ctx);
 
 template <class K, class Make>
 const K& cached_kernel(const context& ctx, const std::string& key, Make&& make) {
@@ -216,12 +216,15 @@ const K& cached_kernel(const context& ctx, const std::string& key, Make&& make) 
 
 /// The preamble an expression kernel needs: the fp64 pragma (after checking the device) and
 /// the complex header.
-std::string expression_preamble(const context& ctx, const expression_source& s);
-[[noreturn]] void throw_expression_error(const std::string& what);
+CLFORGE_API std::string expression_preamble(const context& ctx, const expression_source& s);
+[[noreturn]] CLFORGE_API void throw_expression_error(const std::string& what);
 
 }  // namespace detail
 
 // ---- operands ----------------------------------------------------------------------------
+// The expression node types below are what the operators and functions return; user code
+// holds them through `auto` and never names them, so they stay out of the API reference.
+/// @cond INTERNAL
 /// An array in an expression (read at index i).
 template <class T>
 struct array_operand : detail::expression_base {
@@ -502,6 +505,8 @@ struct function_expression : detail::expression_base {
   }
 };
 
+/// @endcond
+
 // ---- operators and functions ----------------------------------------------------------------
 #define CLFORGE_EXPRESSION_OPERATOR(SYMBOL, OP)                                           \
   template <class A, class B, std::enable_if_t<detail::binary_operands_v<A, B>, int> = 0> \
@@ -632,6 +637,7 @@ CLFORGE_BINARY_FUNCTION(fdim, "fdim", "")
 #undef CLFORGE_UNARY_FUNCTION
 #undef CLFORGE_BINARY_FUNCTION
 
+/// @cond INTERNAL
 /// |e|: fabs for floating types, abs for integers (same type; the most negative value stays
 /// itself, as two's complement wraps), the modulus for complex values (a real result).
 template <class E>
@@ -653,6 +659,7 @@ struct abs_expression : detail::expression_base {
   auto args() const { return e.args(); }
   void check(detail::expression_check& c) const { e.check(c); }
 };
+/// @endcond
 template <class A, std::enable_if_t<detail::array_like_v<A>, int> = 0>
 auto abs(const A& a) {
   return abs_expression<detail::operand_t<A>>{{}, detail::as_operand(a)};

@@ -30,27 +30,36 @@ template <class T, class E>
 void assign_expression(const array_view<T>& target, const E& e);
 }  // namespace detail
 
+/// A strided window into an array's buffer (no copy): made by array::view, usable in array
+/// expressions and as the target of one.
 template <class T>
 class array_view : public detail::expression_base {
  public:
-  using value_type = T;
+  using value_type = T;  ///< The element type.
 
+  /// Number of elements in the view.
   std::size_t size() const { return count_; }
+  /// True when the view has no elements.
   bool empty() const { return count_ == 0; }
-  /// Index in the underlying buffer of element 0, and the distance between elements.
+  /// Index in the underlying buffer of element 0.
   std::int64_t first() const { return first_; }
+  /// Distance in the underlying buffer between consecutive elements (negative: reversed).
   std::int64_t step() const { return step_; }
+  /// The context of the array the view was taken from.
   const context& ctx() const { return ctx_; }
+  /// The underlying buffer (a null cl::Buffer for a view of an empty array).
   const cl::Buffer& buffer() const {
     static const cl::Buffer none;
     return buffer_ ? *buffer_ : none;
   }
+  /// The underlying cl_mem handle, for kernel arguments.
   cl_mem get() const { return buffer()(); }
   /// The home queue of the array the view was taken from (see array::home_queue).
   const clforge::queue& home_queue() const {
     if (!home_queue_) detail::throw_no_home_queue("array_view::home_queue");
     return *home_queue_;
   }
+  /// True when the array the view was taken from has a home queue.
   bool has_home_queue() const { return home_queue_.has_value(); }
 
   /// A view of this view (Python slice rules against size()).
@@ -71,6 +80,7 @@ class array_view : public detail::expression_base {
     detail::assign_expression(*this, expression);
     return *this;
   }
+  /// Copies the view (shares the buffer; copies no elements).
   array_view(const array_view&) = default;
   /// Assigning one view to another copies elements (like numpy), it does not rebind.
   array_view& operator=(const array_view& other) {

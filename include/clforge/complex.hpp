@@ -18,17 +18,21 @@ namespace clforge {
 template <class T>
 using complex = std::complex<T>;
 
+/// complex<float> in kernels: cfloat_t (defined by complex_header()).
 template <>
 struct type_traits<std::complex<float>> {
+  /// The OpenCL C type name.
   static std::string name() { return "cfloat_t"; }
-  static constexpr bool is_scalar = false;
-  static constexpr bool needs_fp64 = false;
+  static constexpr bool is_scalar = false;   ///< A two-component struct, not an OpenCL scalar.
+  static constexpr bool needs_fp64 = false;  ///< Runs on devices without double support.
 };
+/// complex<double> in kernels: cdouble_t (defined by complex_header()).
 template <>
 struct type_traits<std::complex<double>> {
+  /// The OpenCL C type name.
   static std::string name() { return "cdouble_t"; }
-  static constexpr bool is_scalar = false;
-  static constexpr bool needs_fp64 = true;
+  static constexpr bool is_scalar = false;  ///< A two-component struct, not an OpenCL scalar.
+  static constexpr bool needs_fp64 = true;  ///< Needs a device with double support (fp64).
 };
 
 /// OpenCL C source defining cfloat_t, cdouble_t (where the device has fp64; enable the
@@ -36,6 +40,6 @@ struct type_traits<std::complex<double>> {
 /// P_real, P_imag, P_conj, P_neg, P_add, P_sub, P_mul, P_div, P_abs, P_arg, P_exp, P_log,
 /// P_sqrt, P_pow for P = cfloat, cdouble; cdouble_fromcfloat, cfloat_fromcdouble. Include-guarded:
 /// pasting it twice is harmless.
-const std::string& complex_header();
+CLFORGE_API const std::string& complex_header();
 
 }  // namespace clforge

@@ -73,7 +73,7 @@ class CLFORGE_API context {
 namespace detail {
 /// A handle to `ctx` that does not keep it alive, for objects kept in ctx.attachment(): valid
 /// exactly as long as the context, which owns them.
-context weak_context(const context& ctx);
+CLFORGE_API context weak_context(const context& ctx);
 }  // namespace detail
 
 }  // namespace clforge

@@ -36,8 +36,8 @@ class CLFORGE_API error : public std::runtime_error {
 
 namespace detail {
 /// Throws clforge::error for a failed OpenCL call; `detail` is appended to the message.
-[[noreturn]] void throw_cl_error(const std::string& call, cl_int code,
-                                 const std::string& detail = {});
+[[noreturn]] CLFORGE_API void throw_cl_error(const std::string& call, cl_int code,
+                                             const std::string& detail = {});
 
 /// Checks a raw OpenCL return code.
 inline void check(cl_int code, const char* call) {

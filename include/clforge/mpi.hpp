@@ -68,9 +68,9 @@ context context_for_rank(MPI_Comm comm);
 /// agreements before them, waiting for slower ranks included), how many calls, and the bytes
 /// this rank sent. For benchmarks: the rest of a call's time is local (device and host staging).
 struct exchange_stats {
-  double seconds = 0;
-  std::uint64_t calls = 0;
-  std::uint64_t bytes_sent = 0;
+  double seconds = 0;            ///< Wall time inside MPI calls.
+  std::uint64_t calls = 0;       ///< Number of MPI calls.
+  std::uint64_t bytes_sent = 0;  ///< Bytes this rank sent.
 };
 exchange_stats stats();
 void reset_stats();
@@ -82,19 +82,22 @@ void reset_stats();
 /// [r * q + min(r, e), ...) with q = G / ranks, e = G % ranks, so block sizes differ by at most
 /// one granule and ranks past G hold nothing.
 struct block_layout {
-  std::size_t length = 0;
-  std::size_t granule = 1;
-  int ranks = 1;
+  std::size_t length = 0;   ///< Global number of elements.
+  std::size_t granule = 1;  ///< Blocks hold whole multiples of this many elements.
+  int ranks = 1;            ///< Number of ranks the length is split over.
 
+  /// Global index of the first element of rank's block.
   std::size_t offset(int rank) const {
     const std::size_t units = length / granule, base = units / ranks, extra = units % ranks;
     const std::size_t r = static_cast<std::size_t>(rank);
     return (r * base + std::min(r, extra)) * granule;
   }
+  /// Number of elements in rank's block.
   std::size_t count(int rank) const {
     const std::size_t units = length / granule, base = units / ranks, extra = units % ranks;
     return (base + (static_cast<std::size_t>(rank) < extra ? 1 : 0)) * granule;
   }
+  /// Same length, granule and rank count.
   bool operator==(const block_layout& o) const {
     return length == o.length && granule == o.granule && ranks == o.ranks;
   }
@@ -258,14 +261,21 @@ class distributed_array {
 
   /// This rank's block on its device.
   array<T>& local() { return local_; }
+  /// This rank's block on its device (read only).
   const array<T>& local() const { return local_; }
+  /// Global number of elements (all ranks).
   std::size_t size() const { return layout_.length; }
+  /// Number of elements in this rank's block.
   std::size_t local_size() const { return local_.size(); }
   /// Global index of local()[0].
   std::size_t local_offset() const { return layout_.offset(rank_); }
+  /// How the global elements are split over the ranks.
   const block_layout& layout() const { return layout_; }
+  /// The communicator the array is distributed over.
   MPI_Comm comm() const { return comm_; }
+  /// This process's rank in comm().
   int rank() const { return rank_; }
+  /// The queue this rank's block lives on.
   const queue& q() const { return *q_; }
 
  private:

@@ -41,7 +41,7 @@
 namespace clforge::random {
 
 /// OpenCL C source of clforge_philox4x32 and the u01 conversions (kernels/philox.cl).
-const std::string& philox_header();
+CLFORGE_API const std::string& philox_header();
 
 /// Philox4x32-10 on the host: the same function as the OpenCL header's.
 inline std::array<std::uint32_t, 4> philox4x32(std::array<std::uint32_t, 4> c,
@@ -71,10 +71,10 @@ enum class distribution { bits, uniform, normal };
 
 /// The operation of the generator kernel for element type T (see the top of this file): whole
 /// blocks, or (edges) the partial blocks at the ends of the range.
-std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
-                                distribution d, bool edges);
-[[noreturn]] void throw_random_error(const std::string& what);
-void order_point(const queue& q);
+CLFORGE_API std::string generator_operation(const std::string& type, bool is_floating,
+                                            std::size_t size, distribution d, bool edges);
+[[noreturn]] CLFORGE_API void throw_random_error(const std::string& what);
+CLFORGE_API void order_point(const queue& q);
 
 template <class T, class P>
 const elementwise_kernel& generator(const queue& q, distribution d, bool edges) {

@@ -73,7 +73,7 @@ inline resolved_range whole_range(std::size_t length) {
 /// parse() reads "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4,vec=4"
 /// (fields: local, unroll, groups_per_cu, vec, ilv, vload, single, grid).
 /// Fields left 0 take the template's default.
-struct kernel_shape {
+struct CLFORGE_API kernel_shape {
   /// Which family of kernel shapes: the device's, the GPU one or the CPU one.
   enum class kind { automatic, gpu, cpu };
   /// The family used; automatic follows the device.

@@ -47,7 +47,7 @@ enum class scan_kind { inclusive, exclusive };
 enum class scan_algorithm { automatic, lookback, reduce_then_scan };
 
 /// Options of a scan_kernel: algorithm, tile and segment settings.
-struct scan_options {
+struct CLFORGE_API scan_options {
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
   std::string name = "scan";
   /// Pasted before the kernels: helper functions, struct declarations, `#pragma` lines.

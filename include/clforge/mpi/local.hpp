@@ -17,6 +17,7 @@
 #include "clforge/types.hpp"
 
 namespace clforge::mpi::local {
+/// @cond INTERNAL
 
 /// reduction_kernel<T> over one rank's arrays; the result comes to the host.
 template <class T>
@@ -97,4 +98,5 @@ void label_rows(const polygon_mask& masker, const queue& q,
   masker.labels_into(q, polygons, image, width, rows, options);
 }
 
+/// @endcond
 }  // namespace clforge::mpi::local
