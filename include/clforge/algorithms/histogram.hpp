@@ -20,10 +20,12 @@
 #include "clforge/array.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/event.hpp"
+#include "clforge/export.hpp"
 #include "clforge/queue.hpp"
 
 namespace clforge {
 
+/// Options of histogram_kernel.
 struct histogram_options {
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
   std::string name = "histogram";
@@ -40,8 +42,12 @@ namespace detail {
 struct histogram_state;
 }
 
-class histogram_kernel {
+/// Counts, per bin, the indices i whose bin expression (over i and the arguments) gives that bin;
+/// see the top of this file.
+class CLFORGE_API histogram_kernel {
  public:
+  /// Parses `arguments`, generates the counting kernel for `bin_expr` over `bins` bins and builds
+  /// it.
   histogram_kernel(const context& ctx, const std::string& arguments, const std::string& bin_expr,
                    std::size_t bins, const histogram_options& options = {});
 
@@ -65,9 +71,11 @@ class histogram_kernel {
     return add(q, counts, n, detail::argument_list::bind(who(), parameters(), args...));
   }
 
+  /// Number of bins.
   std::size_t bins() const;
   /// Whether counts are kept per work-group in local memory (false: global atomics).
   bool privatised() const;
+  /// The generated OpenCL C source.
   const std::string& source() const;
 
  private:
@@ -81,10 +89,11 @@ class histogram_kernel {
 
 namespace detail {
 /// The cached histogram_kernel of histogram() for (context, type, bins).
-const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
-                                              std::size_t bins);
-void check_histogram_range(std::size_t bins, double lo, double hi);
-void check_histogram_scale(double width, double scale);
+CLFORGE_API const histogram_kernel& equal_width_histogram(const context& ctx,
+                                                          const std::string& type,
+                                                          std::size_t bins);
+CLFORGE_API void check_histogram_range(std::size_t bins, double lo, double hi);
+CLFORGE_API void check_histogram_scale(double width, double scale);
 }  // namespace detail
 
 /// Counts of x in `bins` equal-width bins over [lo, hi]: bin b = floor((x - lo) * s) with

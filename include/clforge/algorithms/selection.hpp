@@ -19,19 +19,21 @@
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/array.hpp"
 #include "clforge/event.hpp"
+#include "clforge/export.hpp"
 #include "clforge/queue.hpp"
 
 namespace clforge {
 
+/// Whether gather() and scatter() check every index (see the top of this file).
 enum class bounds { checked, unchecked };
 
 namespace detail {
 
 /// One gather or scatter launch (lib/algorithms/gather.cpp); sizes in elements.
-event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
-                     std::size_t index_size, bool index_signed, std::size_t n,
-                     const cl::Buffer& src, std::size_t src_size, const cl::Buffer& dst,
-                     std::size_t dst_size, std::size_t value_size, bounds check);
+CLFORGE_API event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
+                                 std::size_t index_size, bool index_signed, std::size_t n,
+                                 const cl::Buffer& src, std::size_t src_size, const cl::Buffer& dst,
+                                 std::size_t dst_size, std::size_t value_size, bounds check);
 
 template <class I, class T>
 constexpr void check_gather_types() {

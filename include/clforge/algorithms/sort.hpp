@@ -36,12 +36,15 @@
 #include "clforge/array.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/event.hpp"
+#include "clforge/export.hpp"
 #include "clforge/queue.hpp"
 
 namespace clforge {
 
+/// Sort direction.
 enum class order { ascending, descending };
 
+/// Radix sort algorithm; automatic picks by device class (see the top of this file).
 enum class sort_algorithm { automatic, onesweep, chunked };
 
 namespace detail {
@@ -52,25 +55,32 @@ struct sort_scratch_state;
 /// between calls so that repeated sorts of up to the same size allocate nothing. One scratch
 /// serves one queue at a time (calls on it are serialised by a lock; use one scratch per queue
 /// when sorting on several queues at once).
-class sort_scratch {
+class CLFORGE_API sort_scratch {
  public:
+  /// Empty scratch; buffers are allocated by the first sort that uses it.
   sort_scratch();
   /// Device memory held now, in bytes.
   std::size_t bytes() const;
   /// Frees the held buffers (back to the context's pool).
   void release();
 
+  /// @cond INTERNAL
   std::shared_ptr<detail::sort_scratch_state> state() const { return state_; }
+  /// @endcond
 
  private:
   std::shared_ptr<detail::sort_scratch_state> state_;
 };
 
+/// Options of sort() and sort_by_key().
 struct sort_options {
+  /// end_bit value meaning "up to the key's width".
   static constexpr unsigned all_bits = ~0u;
+  /// Ascending or descending order.
   order direction = order::ascending;
   /// Sort on bits [begin_bit, end_bit) of the ordered key (all_bits: the key's width).
   unsigned begin_bit = 0;
+  /// End (exclusive) of the sorted bit range; all_bits: the key's width.
   unsigned end_bit = all_bits;
   /// Reused temporaries; nullptr: temporaries from the context's pool for this call.
   sort_scratch* scratch = nullptr;
@@ -107,9 +117,9 @@ constexpr sort_key_type sort_key_of() {
 }
 
 /// The type-independent sort (lib/algorithms/sort.cpp). `values` is null for keys only.
-event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,
-                 const sort_key_type& key, const cl::Buffer* values, std::size_t value_size,
-                 const sort_options& options);
+CLFORGE_API event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,
+                             const sort_key_type& key, const cl::Buffer* values,
+                             std::size_t value_size, const sort_options& options);
 
 template <class V>
 constexpr void check_sort_value() {
@@ -156,6 +166,7 @@ event sort_by_key(const queue& q, array<K>& keys, array<V>& values, order direct
 
 // ---- radix_sort_kernel ------------------------------------------------------------------------
 
+/// Options of radix_sort_kernel.
 struct radix_sort_options {
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
   std::string name = "radix_sort";
@@ -163,6 +174,7 @@ struct radix_sort_options {
   std::string preamble;
   /// Passed to the OpenCL compiler.
   std::string build_options;
+  /// automatic: by device class (onesweep on GPUs, chunked on CPUs).
   sort_algorithm algorithm = sort_algorithm::automatic;
   /// Reused temporaries of the sort itself (see sort_scratch).
   sort_scratch* scratch = nullptr;
@@ -199,12 +211,14 @@ std::size_t sort_element_size(const array<T>&) {
 /// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
 /// permuted (global pointers, not const, all of the same length n; n is their length). The
 /// kernels are generated and built once, at construction, through the program cache.
-class radix_sort_kernel {
+class CLFORGE_API radix_sort_kernel {
  public:
+  /// Parses `arguments`, generates the sort kernels for `key_expr` and builds them.
   radix_sort_kernel(const context& ctx, const std::string& arguments, const std::string& key_expr,
                     const std::vector<std::string>& sort_by, unsigned key_bits = 32,
                     const radix_sort_options& options = {});
 
+  /// Sorts the `sort_by` arrays among `args` (bound in the order of `arguments`) by key, in place.
   template <class... Args>
   event operator()(const queue& q, const Args&... args) const {
     detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
