@@ -56,11 +56,14 @@ struct policy_row {
   sort_policy policy;
 };
 constexpr policy_row kDefaultPolicies[] = {
+    // GPUs: chunked until onesweep's sort_by_key is fixed there (it aborted the test
+    // process on an H100, 2026-11-23; keys-only onesweep passed). sort_options::algorithm
+    // still selects onesweep.
     {device_class::nvidia_gpu,
-     {sort_path::onesweep, tile_group::g64, tile_items::i32, portion::t32k, histogram_group::g256,
+     {sort_path::chunked, tile_group::g64, tile_items::i32, portion::t32k, histogram_group::g256,
       histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
-    {device_class::other_gpu,
-     {sort_path::onesweep, tile_group::g64, tile_items::i16, portion::t32k, histogram_group::g256,
+    {device_class::other_gpu,  // as NVIDIA's until onesweep has run on one of them
+     {sort_path::chunked, tile_group::g64, tile_items::i16, portion::t32k, histogram_group::g256,
       histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
     {device_class::cpu,
      {sort_path::chunked, tile_group::g64, tile_items::i16, portion::t4k, histogram_group::g64,
