@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Optional peer: the same saxpy, sum, inclusive scan and uint32 sorts through Boost.Compute
 // (Debian's libboost-dev), on clforge's own context and queue, in the same run. Built only when
 // CMake finds boost/compute.hpp. Boost.Compute's algorithms return no events, so these cases are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Array expressions and random numbers, float32:
 //   expr_axpbypc   z = a*x + b*y + c (12 B/element: read x, y, write z)
 //                  clforge: cf::assign(q, z, a * x + b * y + c), one fused generated kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Launch overhead: host time per launch of an empty kernel through clforge's queue::launch
 // versus the raw clEnqueueNDRangeKernel (setting the same arguments, with an event), pipelined
 // (one finish per batch) and synchronous (a finish after every launch).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Map and reduce: saxpy (12 B/element: read x and y, write y) and sum (4 B/element), float32.
 //   clforge      elementwise_kernel / clforge::sum, the shape clforge picks for the device
 //   handwritten  plain OpenCL kernels written for the job (below), launched with the raw C API

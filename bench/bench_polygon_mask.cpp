@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Polygon mask: 1024^2 and 8192^2 images, random 24- and 1000-vertex polygons (star-shaped,
 // concave). Jobs "mask_<side>_v<vertices>", n = pixels, 1 byte per pixel (the mask written).
 //   clforge       polygon_mask::mask_into, the device's default kernel shape (kernel time)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scans: inclusive sum of int32 and float32 (8 bytes per element: one read, one write) and
 // copy_if at 50% selectivity, against an OpenMP two-pass scan on CPU devices.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sorting and histograms: clforge::sort / sort_by_key of uint32 keys (and uint32 values) and
 // clforge::histogram of floats into 256 bins, against std::sort and an OpenMP LSD radix sort
 // (8-bit digits, parallel: per pass a histogram per thread, a scan of the (digit, thread) table,

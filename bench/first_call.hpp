@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // First-call latency of a new kernel, each measurement in a fresh process: cold (empty cache
 // directory, a source no cache has seen), warm disk (same source and directory, new process),
 // warm memory (a second build in the same process).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge-bench: registers every case from bench/bench_*.cpp for every size under Google
 // Benchmark (manual time = what the case's runner returns), adds the device-copy reference,
 // then prints one table of GB/s and ratios to the references measured in this same run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge-bench harness: each bench/bench_*.cpp registers cases; the harness runs them under
 // Google Benchmark, adds the device-copy reference for every size, and prints each clforge
 // result as GB/s and as ratios to the references measured in the same run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge-mpi-bench: distributed sum and inclusive scan of 2^k ints over the ranks of
 // MPI_COMM_WORLD, one device per rank (clforge::mpi::context_for_rank). Start it with mpirun:
 //

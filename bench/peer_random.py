@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cuRAND peer for clforge-bench's philox_uniform job: uniform float32 numbers in [0, 1) from
 Philox4x32-10 on an NVIDIA GPU, through CuPy (cupy.random.Generator with the Philox4x3210 bit
 generator, i.e. cuRAND's CURAND_RNG_PSEUDO_PHILOX4_32_10) and PyTorch (torch.rand on CUDA, whose

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Peer timings for clforge's sort on NVIDIA GPUs: CUB's radix sort through torch.sort and, if
 importable, cupy.sort, on 2^28 32-bit keys (keys only, and key-value pairs).
 

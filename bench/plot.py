@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Plot a clforge-bench JSON result: GB/s against n, one panel per job, one line per impl.
 
     python3 bench/plot.py result.json plot.png      (needs matplotlib: pip install matplotlib)

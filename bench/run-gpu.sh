@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build clforge and run the whole benchmark on a GPU host with one command:
 #   bash bench/run-gpu.sh [device] [extra clforge-bench options]
 # device defaults to "gpu". Results go to bench/results/<device-name>-<date>/: the console

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Scaling table of clforge-mpi-bench: distributed sum and scan of 2^LOG2 ints on 1, 2 and 4
 # ranks (oversubscribed where the machine has fewer cores), written to
 # bench/results/mpi-<device>-<date>.md with the commands and the machine's load.

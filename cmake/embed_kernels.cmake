@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run as a script: cmake -DOUTPUT=<file.cpp> -DINPUTS="a.cl;b.cl" -P embed_kernels.cmake
 # Writes a C++ source holding each file as a byte array, so the installed library never reads a
 # kernel file at run time. The build re-runs it whenever one of the inputs changes.

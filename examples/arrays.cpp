@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's "Arrays you can compute with" section: PyCUDA's doublify and a Monte-Carlo pi,
 // one line each. Built with the project and run as a smoke test.
 #include <clforge/clforge.hpp>

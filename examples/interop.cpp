@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge inside an existing OpenCL-CLHPP / C API code base: the application owns the context,
 // queue and buffer (CLHPP with its default settings: no exceptions), clforge wraps them, runs a
 // template on them, and hands the same objects back.

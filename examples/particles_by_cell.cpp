@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sorting particles by grid cell with clforge::radix_sort_kernel: the cell id of particle i is
 // computed by a snippet from its position, and the positions and velocities (three arrays) are
 // permuted together, particles of one cell keeping their order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The layers under the templates, used directly: build a kernel (cached), launch it, check it.
 #include <cmath>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's example, built by CMake so it cannot rot.
 #include <clforge/clforge.hpp>
 

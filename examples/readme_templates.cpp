@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The README's template snippets (map/reduce, polygon mask, scan), built and run by CMake so
 // they cannot rot. Prints one line per snippet.
 #include <clforge/clforge.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The build-log reader that quotes the user's source around reported lines
 // (quote_error_lines). Input: a build log, a NUL, then the source. Properties: no crash, no
 // exception, and every quoted line is a line of the source.

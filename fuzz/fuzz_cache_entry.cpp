@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cache entry reader (decode_cache_entry) on arbitrary bytes. Input: 16 bytes of key, then
 // the entry. Properties: never crashes or reads out of bounds; whatever it accepts re-encodes
 // to exactly the same bytes (so only entries the writer could have made are accepted); and

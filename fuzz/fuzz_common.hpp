@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the fuzz targets: a failed property aborts (so libFuzzer reports it with the input).
 #pragma once
 

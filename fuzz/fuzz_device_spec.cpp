@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CLFORGE_DEVICE parsing (choose_device, pure). Properties: for a fixed list of devices it
 // returns a valid index or throws clforge::error; for an empty list it always throws; and the
 // answer does not depend on surrounding whitespace.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The template renderer. Input: template text, then a NUL, then "name=value" lines.
 // Properties: render either succeeds or throws clforge::error (nothing else); with no "$$" in
 // the text and no '$' in any value, a successful render leaves no '$' behind; text without

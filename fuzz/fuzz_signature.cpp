@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The snippet parameter-list parser. Properties: parse_signature either succeeds or throws
 // clforge::error; every parsed parameter has a non-empty type and a unique identifier name, a
 // pointer always has an address space; and the list joined back (parameter_list) parses to the

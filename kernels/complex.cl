@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge complex numbers for OpenCL C: cfloat_t and cdouble_t (float2 / double2: the layout of
 // std::complex<float> / std::complex<double>, so arrays of clforge::complex<T> pass as they are).
 // Put clforge::complex_header() in a kernel's preamble (array expressions with complex operands

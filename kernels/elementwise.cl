@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge elementwise kernel "$name" (generated from kernels/elementwise.cl)
 // shape: $shape
 $extensions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge gather and scatter (lib/algorithms/gather.cpp): dst[i] = src[indices[i]] and
 // dst[indices[i]] = src[i] for i < n.
 //

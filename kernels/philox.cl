@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as easy as 1, 2, 3",
 // SC'11), the counter-based generator of Random123, for OpenCL C. Put clforge::philox_header() in
 // a kernel's preamble:

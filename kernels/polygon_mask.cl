@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge polygon mask: which pixels (x, y) of a width x height image lie inside polygons.
 // The rule is the one of include/clforge/algorithms/polygon_reference.hpp: pixel (x, y) is the
 // point (x, y); an edge (lower end x0,y0, upper y1, dx/dy k) is crossed when y0 <= y < y1 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge reduction kernel "$name" (generated from kernels/reduction.cl)
 // result type: $T    shape: $shape    compensated: $compensated
 $extensions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge radix sort: LSD radix sort on 8-bit digits (lib/algorithms/sort.cpp drives it).
 //
 // Plain OpenCL C specialised by #defines that the host puts in front of this file:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The byte-level buffer commands behind clforge::array<T>. They live here, compiled with the
 // library's CLHPP settings (exceptions on), so array.hpp never depends on the settings of the
 // file that includes it.

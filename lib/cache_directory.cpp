@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The public face of the program cache's directory choice (clforge-info prints it).
 #include "clforge/program.hpp"
 #include "program_cache.hpp"

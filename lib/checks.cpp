@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/detail/checks.hpp"
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/context.hpp"
 
 #include "clforge/error.hpp"

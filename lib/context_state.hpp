@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Internal state behind the shared handles of context.hpp and program.hpp.
 #pragma once
 

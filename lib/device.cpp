@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/device.hpp"
 
 #include <algorithm>

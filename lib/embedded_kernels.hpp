@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table generated at build time from kernels/*.cl (cmake/embed_kernels.cmake).
 #pragma once
 

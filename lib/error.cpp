@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/error.hpp"
 
 #include <CL/cl_ext.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/event.hpp"
 
 #include "clforge/error.hpp"

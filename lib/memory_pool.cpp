@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/memory_pool.hpp"
 
 #include <algorithm>

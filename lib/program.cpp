@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/program.hpp"
 
 #include "clforge/error.hpp"

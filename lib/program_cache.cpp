@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Program cache. Disk entries are single files named by the hex key:
 //
 //   magic "CLFORGE\1" | format u32 | reserved u32 | key 16 B | binary size u64 |

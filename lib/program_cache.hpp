@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program cache: source + options + device identity -> built program.
 // Memory first, then disk, then the compiler. See program_cache.cpp for the entry format.
 #pragma once

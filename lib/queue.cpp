@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/queue.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/detail/signature.hpp"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A second process for the cache tests: builds one program and prints the cache counters.
 //   cache_probe <kernel-name> [build options]
 #include <cstdio>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CLHPP coexistence: tests/clhpp/coexistence.cpp compiled with CLHPP included before and after
 # clforge, exceptions on and off, and CLHPP targets 1.2 and 2.0 (the library uses its own
 # settings inside lib/). Compile-only: a failure here is a build failure.

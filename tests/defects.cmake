@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test_defects_runtime runs clforge-info with no OpenCL platform (where the tools are built).
 if(TARGET test_defects_runtime AND TARGET clforge-info)
   target_compile_definitions(test_defects_runtime PRIVATE

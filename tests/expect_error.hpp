@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test helpers for bad-input and fault tests: run something, expect a clforge::error whose
 // message contains given parts. Shared by the runtime tests and the templates' tests, so each
 // row of docs/errors.md is asserted the same way.

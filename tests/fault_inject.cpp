@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Linked into reliability_probe (a shared library listed before libc, so its write() interposes
 // libc's): when CLFORGE_TEST_ENOSPC_DIR is set, every write() to a file inside that directory
 // fails with ENOSPC, exactly as on a full disk; all other writes go through. Without the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // More than 2^31 elements: 64-bit indices in elementwise_kernel and reduction_kernel.
 // Label `large`; run alone with `ctest -L large` (tests/mapreduce.cmake sets PoCL's memory
 // limit for it). Where the device cannot allocate all bytes in one buffer (PoCL here: at most

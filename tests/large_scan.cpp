@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scans over more than 2^31 elements (label `large`): counting the set bytes among 2^31 + 4098
 // bytes on both algorithms, with prefix counts sampled above 2^31 (64-bit indices and a 64-bit
 // scan type, so the look-back's flag + fence protocol). The bytes lie in two arrays of half the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sorting more than 2^31 keys (label `large`): 2^31 + 3 byte keys on both algorithms, checked
 // by their counts (a host counting sort) and order, so 64-bit indices are exercised end to end.
 // Skipped where one allocation cannot hold 2^31 + 3 bytes (PoCL here: at most 2 GiB at once).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # large_reduction needs more than 2 GiB of device memory: raise PoCL's limit (in GiB) for that
 # test only. (Where the device still cannot allocate 2^31 + bytes at once, the test spreads the
 # elements over two buffers.)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # clforge::mpi tests (tests/mpi/): each program runs under mpirun on 1 to 4 ranks, oversubscribed
 # (the ranks share the machine's cores and its PoCL device). Label `mpi`; one MPI test at a time
 # (RESOURCE_LOCK), beside the rest of the suite.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Consumer tests: a tiny downstream program (tests/consumer) is built and run through each way
 # of taking clforge in. One install prefix serves find_package and pkg-config (fixture
 # clforge_installed); FetchContent and add_subdirectory build the library again from the source

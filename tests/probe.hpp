@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs tests/reliability_probe in a child process with a given cache directory and reads what
 // it says: the cache counters (stdout) and everything it wrote on stderr.
 #pragma once

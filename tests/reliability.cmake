@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fault and cache-security tests run a child process (reliability_probe) per case: each starts
 # with a fresh "disk cache off, said once" flag and can take limits (RLIMIT_FSIZE, another uid)
 # (another uid, an injected full disk) that the test process must not take on itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A child process for the fault and cache-security tests, so each case starts with a fresh
 // "said once" flag and can run under limits the test process must not take on itself.
 //   reliability_probe [--as-nobody] NAME COUNT

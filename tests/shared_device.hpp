@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device the template tests share: one context (the default device, CLFORGE_DEVICE) and one
 // in-order queue per test program, and an out-of-order queue for tests of templates that enqueue
 // several dependent commands.

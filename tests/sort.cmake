@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # large_sort sorts 2^31 + 3 bytes: two 2 GiB buffers on the device. PoCL's largest allocation is
 # a quarter of its global memory, which POCL_MEMORY_LIMIT (GiB) raises; other OpenCL drivers
 # ignore the variable. It runs alone (memory).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed device arrays: round trips, async transfers, fill, sub-range copies, range checks.
 #include <gtest/gtest.h>
 

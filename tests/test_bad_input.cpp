@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One test per row of docs/errors.md (runtime layer): each bad input gives a clforge::error
 // whose message says what was wrong, and nothing else happens. Rows are numbered as in the doc.
 #include <gtest/gtest.h>

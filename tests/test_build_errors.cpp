@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A failed build says where: device, options, the build log and the source around the line.
 #include <gtest/gtest.h>
 

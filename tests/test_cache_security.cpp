@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Security of the on-disk program cache, beyond tests/test_program_cache.cpp: a directory or
 // entry someone else could have written is never used, links and special files planted as
 // entries are refused without hanging, foreign entries are rebuilt, and entry names never come

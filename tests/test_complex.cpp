@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Complex numbers: arrays of clforge::complex in expressions and sums against std::complex, and
 // the OpenCL header in a user's snippet.
 #include <gtest/gtest.h>

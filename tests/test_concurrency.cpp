@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Many threads sharing one context: building the same and different programs, launching the
 // same cached kernels (through queue::launch and the snippet binder), allocating and freeing
 // pool arrays, reading cache and pool statistics, and freeing the pool, all at once; plus

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Regression tests of run-time defects found by probing clforge from outside: several queues of
 // one context, moved-from arrays, exact launch sizes, slices, label types, arrays of another
 // context, polygon coordinates, kernel-name and scalar limits, device choice, the disk cache's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CLFORGE_DEVICE parsing and device choice, on made-up device lists and on this machine.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // elementwise_kernel against plain C++ loops on random data, on PoCL.
 #include <gtest/gtest.h>
 

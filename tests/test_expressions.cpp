@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Array expressions (clforge/array_expr.hpp) and views against host loops on random data.
 #include <gtest/gtest.h>
 

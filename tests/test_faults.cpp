@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Faults: the device running out of memory (faked through the pool's test hook: drivers such as
 // PoCL allocate lazily and never refuse), and a cache directory that is missing, read-only or
 // full (clforge works from memory and says so once). See docs/errors.md, "Faults".

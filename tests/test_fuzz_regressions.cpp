@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Inputs the fuzzers in fuzz/ found to break something, kept as tests once fixed. Each names
 // the fuzz target that found it.
 #include <gtest/gtest.h>

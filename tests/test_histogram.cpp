@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::histogram and histogram_kernel against a host loop with the same arithmetic: exact
 // counts, values on bin borders, outside values and NaNs ignored, privatised and global-atomic
 // counting.

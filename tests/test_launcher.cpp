@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // queue::launch: argument checks, automatic local size, 1/2/3-D ranges, local memory, errors.
 #include <gtest/gtest.h>
 

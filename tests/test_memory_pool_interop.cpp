@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The buffer pool (reuse by size class) and interop with code that already uses OpenCL.
 #include <gtest/gtest.h>
 

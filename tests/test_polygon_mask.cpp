@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::polygon_mask: every pixel against the C++ reference (polygon_reference.hpp).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The program cache: memory, then disk, then compile; what invalidates an entry; bad entries.
 // Statistics, not timing, tell where a program came from.
 #include <gtest/gtest.h>

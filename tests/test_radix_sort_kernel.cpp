@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::radix_sort_kernel: keys from a snippet, several arrays permuted together, against a
 // host std::stable_sort of the same keys.
 #include <gtest/gtest.h>

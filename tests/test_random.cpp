@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::random: Philox4x32-10 known answers (Random123's kat_vectors), the documented mapping
 // from words to values against a host loop, call-split invariance, and statistics.
 #include <gtest/gtest.h>

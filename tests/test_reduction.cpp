@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // reduction_kernel and sum/dot/min/max/minmax against plain C++ references on random data.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scan_kernel, inclusive_scan, exclusive_scan, copy_if, partition against plain C++ references,
 // on both algorithms (look-back and reduce-then-scan), on random data.
 #include <gtest/gtest.h>

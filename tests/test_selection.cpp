@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::unique, remove_if, gather and scatter against the std algorithms, at edge sizes, and
 // their bad input.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parsing of snippet parameter lists and binding of C++ arguments to them.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::sort and sort_by_key against std::stable_sort, on both algorithms (onesweep, the GPU
 // path, and chunked, the CPU path), every key type, edge sizes and data patterns.
 #include <gtest/gtest.h>

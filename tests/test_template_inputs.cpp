@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the snippet templates (elementwise, reduction, scan) accept from users: snippets ending
 // in a line comment, neutral elements with newlines, any parameter name outside the reserved
 // ones, pointers without an address space, signed indices, bounded tuning values, and clear

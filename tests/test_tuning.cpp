@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::tuning and CLFORGE_TUNE: tables per device class, overrides per template, clear
 // errors for wrong keys and values, and results unchanged whatever the tuning.
 #include <gtest/gtest.h>

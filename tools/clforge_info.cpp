@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge-info: the OpenCL devices on this machine, the one CLFORGE_DEVICE selects, and where
 // the program cache lives; --json prints the same for scripts.
 #include <cstdio>

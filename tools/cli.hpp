@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command-line conventions shared by clforge-info, clforge-demo and clforge-bench (CLI11):
 // --help and --version print to stdout and exit 0; an unknown or malformed option prints the
 // problem and a usage line to stderr and exits 2.

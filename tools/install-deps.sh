@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages clforge builds, tests and benchmarks with (skips when present).
 # Extra package names given as arguments are installed too (tools/run-sanitizers.sh passes
 # clang-14 and libclang-rt-14-dev for the fuzzers).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README's main command: install dependencies, build, list the devices and run the demo on the
 # default device (PoCL where there is no GPU). Extra arguments go to the demo.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The sanitizer and fuzzing job; CI runs it after the main suite (.ci/run).
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer build of the test suite (build-asan),
 #         run on PoCL: every test except the `large` and `package` ones (which build

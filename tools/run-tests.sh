@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README's test command: install dependencies, build, run the whole suite on the default device
 # (PoCL where there is no GPU). Extra arguments go to ctest, e.g. `-L large` or `-R cache`.
 set -euo pipefail

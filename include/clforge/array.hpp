@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::array<T>: a typed device buffer with a size, allocated from the context's pool.
 #pragma once
 

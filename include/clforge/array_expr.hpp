@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Array expressions: arithmetic on clforge::array that becomes one generated kernel per
 // assignment (VexCL-style), built on elementwise_kernel and reduction_kernel.
 //

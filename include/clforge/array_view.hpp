@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::array_view<T>: a strided window into an array, made by array::view(start, stop, step)
 // with Python's slice rules. No copy: the view shares the array's buffer (and keeps it alive).
 //

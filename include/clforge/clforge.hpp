@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge: run-time code generation for OpenCL in C++. Include this one header.
 #pragma once
 

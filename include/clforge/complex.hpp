@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Complex numbers: clforge::complex<float> / <double> on the host are std::complex (same layout
 // as OpenCL's cfloat_t / cdouble_t, i.e. float2 / double2), usable as array elements, in array
 // expressions (clforge/array_expr.hpp) and in snippets through complex_header().

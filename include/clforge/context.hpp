@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::context: one device, its OpenCL context, program cache and memory pool.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device discovery and selection (CLFORGE_DEVICE).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::error: the single exception type the library throws.
 #pragma once
 

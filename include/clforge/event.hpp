@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::event: a finished-or-pending command, with profiling times.
 #pragma once
 

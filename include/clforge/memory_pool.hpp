@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A pool of device buffers reused by size class, so repeated temporaries are not reallocated.
 #pragma once
 

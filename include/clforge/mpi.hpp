@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::mpi: arrays split over MPI ranks, one device per rank, and the algorithms across them
 // (reduce, scan, copy_if, polygon masks). Link clforge::mpi; start the program with mpirun.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Built programs and their kernels. Kernel objects are created once per program and reused, so
 // the per-call path neither re-creates cl::Kernel objects nor hashes anything.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::queue and the launcher: typed kernel arguments, NDRange, automatic local size.
 #pragma once
 

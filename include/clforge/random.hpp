@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; Random123's generator).
 //
 //   cf::random::uniform(q, x, seed);                 // float/double in [0, 1); integers: all bits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::tuning: the work shapes the kernel templates are generated with, per context.
 //
 // Every template (elementwise, reduce, scan, polygon) takes its defaults from the tuning table

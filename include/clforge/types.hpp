@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The OpenCL C spelling of C++ element types, used when kernels are generated from templates.
 #pragma once
 

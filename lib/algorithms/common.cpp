@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/algorithms/common.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/algorithms/elementwise.hpp"
 
 #include <algorithm>

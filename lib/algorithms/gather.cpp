@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gather and scatter (kernels/gather.cl): one launch; with bounds checking, a read of the report.
 #include <string>
 

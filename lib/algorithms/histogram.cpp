@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // histogram_kernel (kernels/histogram.cl): tuning policy per device class, generation, launch.
 #include "clforge/algorithms/histogram.hpp"
 

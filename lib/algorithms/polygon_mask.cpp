@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/algorithms/polygon_mask.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "clforge/algorithms/reduction.hpp"
 
 #include <algorithm>

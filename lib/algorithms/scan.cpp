@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // scan_kernel: generation (kernels/scan_lookback.cl, kernels/scan_rts.cl), algorithm choice,
 // tile shapes, per-queue look-back state and launches.
 #include "clforge/algorithms/scan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Private helpers shared by the snippet kernel templates (elementwise, reduction).
 #pragma once
 

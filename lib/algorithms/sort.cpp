@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Radix sort (kernels/sort.cl): tuning policy per device class, temporaries, and the launches of
 // the two algorithms. The glue to the runtime is build_sort_program (program cache) and the
 // queue::launch calls in run_onesweep / run_chunked.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Overrides of the tuning tables: the grammar of CLFORGE_TUNE and clforge::tuning::set, one
 // list of keys per template with their bounds.
 #include "tuning.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tuning kept as data: one typed policy per kernel template, defaults in one table per device
 // class (tuning_tables.cpp), overrides from clforge::tuning::set and CLFORGE_TUNE.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The default tuning of every kernel template, one table per device class. A device takes the
 // table of its class (tuning::device_table); CLFORGE_TUNE="table=NAME" or
 // tuning::set(ctx, "table", "NAME") selects another. Only rows marked "measured" were chosen by

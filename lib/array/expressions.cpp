@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The non-template parts of array expressions, random numbers and complex numbers: the
 // per-context kernel cache, preambles and errors.
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The generator kernels of clforge::random (see clforge/random.hpp for the mapping from Philox
 // words to values; tests/test_random.cpp checks it against a host loop).
 #include <string>

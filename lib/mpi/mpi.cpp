@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::mpi: the agreement protocol, the MPI exchanges and device selection per rank.
 #include "clforge/mpi.hpp"
 

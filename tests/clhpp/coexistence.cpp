@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compiled four times (tests/clhpp.cmake): OpenCL-CLHPP included before or after clforge, with
 // CL_HPP_ENABLE_EXCEPTIONS on or off and a CLHPP target version other than the library's.
 // clforge's public headers must compile in every combination and leave the choice alone.

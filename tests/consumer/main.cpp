@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uses the installed headers and library: build a kernel, run it, check the answer.
 #include <clforge/clforge.hpp>
 

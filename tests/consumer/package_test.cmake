@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run by the package_* tests (cmake -P, see tests/package.cmake). MODE:
 #   install       install the build into WORK_DIR/prefix, then move it (relocatable)
 #   package       find_package(clforge) from that prefix: configure, build, run the consumer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::mpi under mpirun -np 1..4: every distributed result against the single-device result
 // of the whole array (rank's own device) and a plain C++ reference, on random data, at sizes
 // 0, 1, fewer elements than ranks, uneven blocks and a few thousand. Every rank checks; the

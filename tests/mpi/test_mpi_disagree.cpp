@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Collective calls whose ranks disagree (length, type, snippet, operation) or where one rank
 // fails must end with the same clforge::error on every rank, quickly, and leave the ranks in
 // step (a correct call afterwards works). Run under mpirun -np 2 and 3; the CTest timeout is

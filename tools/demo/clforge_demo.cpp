@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge-demo: the README's first command. On the default device (PoCL where there is no GPU):
 //   1. the polygon-mask exercise: a 1024x1024 image and a random 24-vertex polygon, timed as
 //      serial C++, C++ with OpenMP on all cores, and clforge (kernel only, and with the copy

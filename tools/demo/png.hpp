@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A small PNG writer for masks: 1 bit per pixel, deflate-compressed with zlib.
 #pragma once
 

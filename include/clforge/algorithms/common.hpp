@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared pieces of the snippet kernel templates (elementwise, reduction): index ranges, kernel
 // shapes and options.
 #pragma once

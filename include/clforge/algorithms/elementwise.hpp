@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::elementwise_kernel: one statement (or several) run for every index i, PyOpenCL's
 // ElementwiseKernel for C++.
 //

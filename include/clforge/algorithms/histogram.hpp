@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::histogram_kernel and clforge::histogram: counts per bin.
 //
 //   cf::histogram_kernel top_byte(ctx, "global const uint* x", "x[i] >> 24", 256);

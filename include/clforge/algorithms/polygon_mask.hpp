@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::polygon_mask: which pixels of a width x height image lie inside a polygon (or many).
 //
 //   cf::polygon_mask masker(ctx);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Plain C++ reference of clforge::polygon_mask's rule, header-only, no OpenCL. Tests, the demo
 // and the benchmarks check every pixel of the device's masks against it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::sum, dot, min, max, minmax on array<T>: ready-made reductions for users who don't
 // want to write snippets. Built on reduction_kernel's engine; each (context, function, types)
 // program is generated and built once and kept in a small per-context cache, so a call does no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::reduction_kernel<T>: map every index i to a value, combine the values with an
 // associative operation. PyOpenCL's ReductionKernel for C++.
 //

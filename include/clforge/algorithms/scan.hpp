@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::scan_kernel: prefix scans with user snippets (PyOpenCL's GenericScanKernel for C++),
 // and the algorithms built on it: inclusive_scan, exclusive_scan, copy_if, partition.
 //

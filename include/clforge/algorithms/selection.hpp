@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stream operations: clforge::unique, remove_if (on the scan), gather and scatter.
 //
 //   std::size_t kept = cf::unique(q, in, out);             // like std::unique, into out

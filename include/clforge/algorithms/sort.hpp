@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // clforge::sort and clforge::sort_by_key: stable LSD radix sort of device arrays in place.
 //
 //   cf::sort(q, keys);                              // ascending, stable

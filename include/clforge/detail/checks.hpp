@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Checks of what a device can do, shared by every layer that generates code for a type.
 #pragma once
 

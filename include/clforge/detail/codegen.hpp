@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Template rendering: kernels/*.cl are OpenCL C with $name placeholders, embedded at build time.
 #pragma once
 

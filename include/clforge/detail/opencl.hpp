@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where clforge's public headers include OpenCL-CLHPP. They leave CLHPP's settings to the
 // includer: CL_HPP_ENABLE_EXCEPTIONS is never defined here and no inline code in the public
 // headers depends on it (it calls the C API, or functions compiled inside the library with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Snippet-kernel arguments: parse an OpenCL C parameter list ("float a, global const float* x")
 // and bind C++ call arguments to it with clear errors, before anything reaches the driver.
 // Used by every template that takes user arguments (elementwise, reduction, scan).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The only place clforge::mpi touches the single-device kernel templates (reduction_kernel,
 // scan_kernel, the built-in reductions, polygon_mask). Everything in clforge/mpi.hpp goes
 // through these few wrappers, so a change of the template layer's names is fixed here alone.

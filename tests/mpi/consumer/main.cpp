@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Uses the installed clforge::mpi: a distributed sum on however many ranks started it.
 #include <clforge/mpi.hpp>
 

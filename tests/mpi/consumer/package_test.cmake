@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run by the mpi_package_consumer test (cmake -P): install into a scratch prefix, move it, then
 # build the consumer with find_package(clforge COMPONENTS mpi) and run it under mpirun -np 2.
 file(REMOVE_RECURSE ${WORK_DIR})
