@@ -124,9 +124,9 @@ TEST(Expressions, MixedTypesFollowC) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hk[i], static_cast<cl_int>(hs[i] * 0.5f - 100.25f));
 }
 
-// Floating arithmetic, where and cast: float + - * / are correctly rounded in OpenCL, so exact,
-// except that OpenCL C contracts a * b + c into a fused multiply-add by default (FP_CONTRACT):
-// either rounding is accepted there.
+// Floating arithmetic, where and cast. OpenCL rounds float + - * correctly but allows 2.5 ulp for
+// a division (without -cl-fp32-correctly-rounded-divide-sqrt) and contracts a * b + c into a fused
+// multiply-add by default (FP_CONTRACT): a few ulp of the host's result are accepted.
 TEST(Expressions, FloatArithmeticWhereCast) {
   for (std::size_t n : kSizes) {
     auto hx = random_values<float>(n, 7, -10, 10);
@@ -137,9 +137,9 @@ TEST(Expressions, FloatArithmeticWhereCast) {
     z = cf::where(x > 0.0f, x * y, -x / y) + 0.5f;
     auto hz = z.to_host(q());
     for (std::size_t i = 0; i < n; ++i) {
-      const float plain = (hx[i] > 0.0f ? hx[i] * hy[i] : -hx[i] / hy[i]) + 0.5f;
-      const float fused = hx[i] > 0.0f ? std::fma(hx[i], hy[i], 0.5f) : plain;
-      ASSERT_TRUE(hz[i] == plain || hz[i] == fused) << i << ": " << hz[i] << " vs " << plain;
+      const float want = (hx[i] > 0.0f ? hx[i] * hy[i] : -hx[i] / hy[i]) + 0.5f;
+      const float ulp = std::nextafter(std::fabs(want), INFINITY) - std::fabs(want);
+      ASSERT_LE(std::fabs(hz[i] - want), 4 * ulp) << i << ": " << hz[i] << " vs " << want;
     }
     auto k = cf::eval(q(), cf::cast<cl_int>(x * 10.0f) % 7);
     static_assert(std::is_same_v<decltype(k)::value_type, cl_int>);
