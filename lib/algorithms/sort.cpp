@@ -402,6 +402,9 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   p.path = options.algorithm == sort_algorithm::onesweep  ? sort_path::onesweep
            : options.algorithm == sort_algorithm::chunked ? sort_path::chunked
                                                           : p.policy.path;
+  // Onesweep with 16-byte values faulted on an H100 (1- and 4-byte values ran right there);
+  // until that is found, values wider than 4 bytes take the chunked path on every device.
+  if (p.path == sort_path::onesweep && p.value_size > 4) p.path = sort_path::chunked;
   if (p.path == sort_path::onesweep) fit_onesweep_tile(info, p);
   const program prog = build_sort_program(ctx, p);
 
