@@ -500,6 +500,11 @@ TEST(fresh_process, concurrent_create_default_all_succeed) {
     EXPECT_EQ(ok.load(), kThreads) << errors[0] << errors[1] << errors[2];
     return;
   }
+#if defined(__SANITIZE_ADDRESS__)
+  // Under AddressSanitizer the child's PoCL threads trip the sanitizer's own CHECK ("unable to
+  // unmap") at thread exit; the test runs in the main suite.
+  GTEST_SKIP() << "fresh PoCL processes with threads are not run under AddressSanitizer";
+#endif
   // Several fresh processes: the race did not show every time.
   for (int run = 0; run < 3; ++run)
     ASSERT_EQ(run_self("fresh_process.concurrent_create_default_all_succeed",
