@@ -75,11 +75,14 @@ parameter parse_parameter(const std::string& declaration) {
 
   std::vector<std::string> type_words;
   int pointers = 0;
+  bool has_address_space = false, is_private = false;
   for (std::string& t : tokens) {
     std::string w = t.rfind("__", 0) == 0 ? t.substr(2) : t;  // __global == global
     if (w == "global" || w == "constant" || w == "local" || w == "private") {
-      if (!p.address_space.empty()) bad_parameter(declaration, "two address spaces");
-      p.address_space = w == "private" ? "" : w;
+      if (has_address_space) bad_parameter(declaration, "two address spaces");
+      has_address_space = true;
+      is_private = w == "private";
+      if (!is_private) p.address_space = w;
     } else if (w == "const") {
       p.is_const = true;
     } else if (w == "restrict" || w == "volatile" || w == "read_only" || w == "write_only") {
@@ -92,6 +95,9 @@ parameter parse_parameter(const std::string& declaration) {
   }
   if (pointers > 1) bad_parameter(declaration, "pointers to pointers cannot be kernel arguments");
   p.is_pointer = pointers == 1;
+  // OpenCL C allows kernel pointer arguments into global, constant or local memory only.
+  if (p.is_pointer && is_private)
+    bad_parameter(declaration, "a kernel pointer argument cannot point to private memory");
   if (type_words.empty()) bad_parameter(declaration, "no type");
   // "unsigned int" -> "uint" etc.; "unsigned" alone is uint.
   if (type_words[0] == "unsigned") {

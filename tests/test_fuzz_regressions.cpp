@@ -5,6 +5,9 @@
 
 #include <string>
 
+#include <clforge/detail/signature.hpp>
+#include <clforge/error.hpp>
+
 #include "program_cache.hpp"  // quote_error_lines (library-internal)
 
 namespace cfd = clforge::detail;
@@ -20,4 +23,22 @@ TEST(fuzz_regressions, build_log_with_a_long_run_of_digits) {
   // The scan keeps the old matching rules: left to right, matches do not overlap.
   EXPECT_EQ(cfd::quote_error_lines("x:1:2:3:4: y", source),
             ">>    1 | line1\n      2 | line2\n      3 | line3\n");
+}
+
+// fuzz_signature: "private" was read as "no address space", so "private float* x" became a
+// global pointer whose re-joined declaration ("global private float* x") no longer parsed.
+TEST(fuzz_regressions, private_pointer_parameter_is_refused) {
+  for (const char* text : {"private*ong do", "private float* x", "__private const int* p"}) {
+    try {
+      cfd::parse_signature(text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const clforge::error& e) {
+      EXPECT_NE(std::string(e.what()).find("private memory"), std::string::npos) << e.what();
+    }
+  }
+  // A private scalar is an ordinary by-value argument, and global/private together is refused.
+  const auto scalar = cfd::parse_signature("private float a");
+  ASSERT_EQ(scalar.size(), 1u);
+  EXPECT_FALSE(scalar[0].is_pointer);
+  EXPECT_THROW(cfd::parse_signature("global private float* x"), clforge::error);
 }
