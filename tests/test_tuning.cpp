@@ -129,8 +129,8 @@ TEST(tuning, wrong_overrides_name_the_valid_keys_and_bounds) {
   }
   {
     env_guard env("scan");
-    EXPECT_CLFORGE_ERROR(plain_scan(ctx, "bad_env"),
-                         {"CLFORGE_TUNE", "expected table=NAME or PRIMITIVE:key=value"});
+    EXPECT_CLFORGE_ERROR(plain_scan(ctx, "bad_env"), {"CLFORGE_TUNE", "expected table=NAME",
+                                                      "tuned=on|off", "PRIMITIVE:key=value"});
   }
   // Nothing was stored by the failed calls.
   EXPECT_NO_THROW(plain_scan(ctx, "after_errors"));

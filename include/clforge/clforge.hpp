@@ -10,6 +10,7 @@
 #include "clforge/memory_pool.hpp"
 #include "clforge/program.hpp"
 #include "clforge/queue.hpp"
+#include "clforge/tuner.hpp"
 #include "clforge/tuning.hpp"
 #include "clforge/types.hpp"
 #include "clforge/version.hpp"

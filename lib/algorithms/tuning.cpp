@@ -3,13 +3,16 @@
 // list of keys per template with their bounds.
 #include "tuning.hpp"
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "../context_state.hpp"
+#include "../tuner/policy_hooks.hpp"
 #include "clforge/error.hpp"
 #include "clforge/tuning.hpp"
 #include "snippet_support.hpp"
@@ -18,7 +21,8 @@ namespace clforge::detail {
 
 namespace {
 
-constexpr const char* kPrimitives = "elementwise, reduce, scan, polygon (or table=NAME)";
+constexpr const char* kPrimitives =
+    "elementwise, reduce, scan, polygon (or table=NAME, tuned=on|off, off)";
 
 // One key of a template's policy: its name, what it takes, and how it sets the policy.
 template <class Policy>
@@ -26,6 +30,7 @@ struct key {
   const char* name;
   const char* takes;                                     // "1 to 64", "gpu|cpu", ...
   std::function<bool(Policy&, const std::string&)> set;  // false: value out of bounds
+  std::function<std::string(const Policy&)> get;         // the value as set would take it
 };
 
 bool to_number(const std::string& text, std::size_t lo, std::size_t hi, std::size_t& out) {
@@ -43,35 +48,45 @@ bool to_number(const std::string& text, std::size_t lo, std::size_t hi, std::siz
 template <class Policy, class Field>
 key<Policy> number(const char* name, const char* takes, Field Policy::*field, std::size_t lo,
                    std::size_t hi, bool power_of_two = false) {
-  return {name, takes, [=](Policy& p, const std::string& v) {
+  return {name, takes,
+          [=](Policy& p, const std::string& v) {
             std::size_t n = 0;
             if (!to_number(v, lo, hi, n)) return false;
             if (power_of_two && (n & (n - 1)) != 0) return false;
             p.*field = static_cast<Field>(n);
             return true;
-          }};
+          },
+          [=](const Policy& p) { return std::to_string(static_cast<long long>(p.*field)); }};
 }
 
 template <class Policy>
 key<Policy> flag(const char* name, bool Policy::*field) {
-  return {name, "0 or 1", [=](Policy& p, const std::string& v) {
+  return {name, "0 or 1",
+          [=](Policy& p, const std::string& v) {
             if (v != "0" && v != "1") return false;
             p.*field = v == "1";
             return true;
-          }};
+          },
+          [=](const Policy& p) { return std::string(p.*field ? "1" : "0"); }};
 }
 
 template <class Policy, class Enum, std::size_t N>
 key<Policy> choice(const char* name, const char* takes, Enum Policy::*field,
                    const std::pair<const char*, Enum> (&names)[N]) {
   std::vector<std::pair<std::string, Enum>> list(std::begin(names), std::end(names));
-  return {name, takes, [=](Policy& p, const std::string& v) {
+  return {name, takes,
+          [=](Policy& p, const std::string& v) {
             for (const auto& n : list)
               if (n.first == v) {
                 p.*field = n.second;
                 return true;
               }
             return false;
+          },
+          [=](const Policy& p) {
+            for (const auto& n : list)
+              if (n.second == p.*field) return n.first;
+            return std::string();
           }};
 }
 
@@ -215,7 +230,8 @@ const policy_table& table_named(const std::string& name, const std::string& wher
 
 // The overrides in effect for a context: CLFORGE_TUNE, then tuning::set, in order.
 struct override_list {
-  std::string table;                                          // "" or "auto": by device
+  std::string table;  // "" or "auto": by device
+  int stored = -1;    // autotuned results (clforge-tune): -1 not said (on), 0 off, 1 on
   std::vector<std::pair<std::string, std::string>> settings;  // primitive, "k=v,..."
   std::vector<std::string> sources;                           // where each came from
 };
@@ -234,8 +250,17 @@ void parse_tune_variable(const std::string& text, override_list& out) {
         add_spec(out, "table", part.substr(6), where);
         continue;
       }
+      if (part.rfind("tuned=", 0) == 0) {
+        add_spec(out, "tuned", part.substr(6), where);
+        continue;
+      }
+      if (part == "off") {
+        add_spec(out, "tuned", "off", where);
+        continue;
+      }
       throw error(where + ": \"" + (part.size() > 80 ? part.substr(0, 80) + "..." : part) +
-                  "\": expected table=NAME or PRIMITIVE:key=value,... with PRIMITIVE one of " +
+                  "\": expected table=NAME, tuned=on|off, off, or PRIMITIVE:key=value,... with "
+                  "PRIMITIVE one of " +
                   kPrimitives);
     }
     add_spec(out, trim(part.substr(0, colon)), part.substr(colon + 1), where);
@@ -248,6 +273,14 @@ void add_spec(override_list& out, const std::string& primitive, const std::strin
     const std::string name = trim(settings);
     if (name != "auto" && !name.empty()) table_named(name, where);
     out.table = name;
+    return;
+  }
+  if (primitive == "tuned") {
+    const std::string value = trim(settings);
+    if (value != "on" && value != "off")
+      throw error(where + ": tuned takes on or off (the results clforge-tune stored), not \"" +
+                  (value.size() > 80 ? value.substr(0, 80) + "..." : value) + "\"");
+    out.stored = value == "on" ? 1 : 0;
     return;
   }
   // Checked now, so that a wrong override fails where it is given.
@@ -271,12 +304,23 @@ void add_spec(override_list& out, const std::string& primitive, const std::strin
   out.sources.push_back(where);
 }
 
+// tuning::set(ctx, "tuned", "on|off"), kept beside the context (-1: not set).
+std::atomic<int>& stored_switch(const context& ctx) {
+  std::shared_ptr<void> slot = ctx.attachment("clforge.tuning.stored", [] {
+    return std::static_pointer_cast<void>(std::make_shared<std::atomic<int>>(-1));
+  });
+  // The context keeps the attachment alive as long as the context itself.
+  return *static_cast<std::atomic<int>*>(slot.get());
+}
+
 override_list overrides_of(const context& ctx) {
   override_list list;
   if (const char* text = std::getenv("CLFORGE_TUNE")) parse_tune_variable(text, list);
   context_state& state = state_of(ctx);
   std::lock_guard<std::mutex> lock(state.tuning_mutex);
   if (!state.tuning_table.empty()) list.table = state.tuning_table;
+  const int stored_by_set = stored_switch(ctx).load();
+  if (stored_by_set >= 0) list.stored = stored_by_set;
   for (const auto& s : state.tuning_settings) {
     list.settings.push_back(s);
     list.sources.push_back("clforge::tuning::set");
@@ -290,13 +334,44 @@ const policy_table& table_of(const context& ctx, const override_list& list) {
 }
 
 template <class Policy>
+std::string describe(const Policy& p, const std::vector<key<Policy>>& keys) {
+  std::string out;
+  for (const auto& k : keys) {
+    // A table value outside a key's bounds (0 in a field its choice leaves unused) is left out:
+    // applied over a table, the text keeps that table's value.
+    Policy probe = p;
+    const std::string value = k.get(p);
+    if (k.set(probe, value)) out += std::string(out.empty() ? "" : ",") + k.name + "=" + value;
+  }
+  return out;
+}
+
+// The policy a template gets: the table, then the autotuned result stored for the device
+// (unless tuned=off), then the overrides of CLFORGE_TUNE and tuning::set, then (in the tuner's
+// own threads only) the candidate being measured.
+template <class Policy>
 Policy tuned(const context& ctx, Policy policy_table::*field, const std::vector<key<Policy>>& keys,
-             const char* primitive) {
+             const char* primitive, bool with_stored = true) {
   const override_list list = overrides_of(ctx);
   Policy p = table_of(ctx, list).*field;
+  if (with_stored && list.stored != 0) {
+    const std::string stored = stored_policy(ctx, primitive);
+    if (!stored.empty()) {
+      try {
+        Policy from_store = p;
+        apply(from_store, keys, primitive, stored, "tuned results");
+        p = from_store;
+      } catch (const error&) {
+        // A stored policy this version cannot read: the table stays (the file's key carries the
+        // clforge version, so this takes a hand-edited file).
+      }
+    }
+  }
   for (std::size_t k = 0; k < list.settings.size(); ++k)
     if (list.settings[k].first == primitive)
       apply(p, keys, primitive, list.settings[k].second, list.sources[k]);
+  if (const std::string* candidate = candidate_policy(primitive))
+    apply(p, keys, primitive, *candidate, "tuner candidate");
   return p;
 }
 
@@ -315,6 +390,40 @@ polygon_policy tuned_polygon(const context& ctx) {
   return tuned(ctx, &policy_table::polygon, polygon_keys(), "polygon");
 }
 
+std::string resolved_policy(const context& ctx, const std::string& primitive, bool with_stored) {
+  if (primitive == "elementwise")
+    return describe(
+        tuned(ctx, &policy_table::elementwise, elementwise_keys(), "elementwise", with_stored),
+        elementwise_keys());
+  if (primitive == "reduce")
+    return describe(tuned(ctx, &policy_table::reduce, reduce_keys(), "reduce", with_stored),
+                    reduce_keys());
+  if (primitive == "scan")
+    return describe(tuned(ctx, &policy_table::scan, scan_keys(), "scan", with_stored), scan_keys());
+  if (primitive == "polygon")
+    return describe(tuned(ctx, &policy_table::polygon, polygon_keys(), "polygon", with_stored),
+                    polygon_keys());
+  throw error("no template \"" + primitive + "\" to tune; the templates are " + kPrimitives);
+}
+
+std::string normalized_policy(const std::string& primitive, const std::string& settings,
+                              const std::string& where) {
+  auto run = [&](auto policy, const auto& keys) {
+    apply(policy, keys, primitive, settings, where);
+    return describe(policy, keys);
+  };
+  if (primitive == "elementwise") return run(elementwise_policy{}, elementwise_keys());
+  if (primitive == "reduce") return run(reduce_policy{}, reduce_keys());
+  if (primitive == "scan") return run(scan_policy{}, scan_keys());
+  if (primitive == "polygon") return run(polygon_policy{}, polygon_keys());
+  throw error(where + ": no template \"" + primitive + "\" to tune; the templates are " +
+              kPrimitives);
+}
+
+bool stored_results_enabled(const context& ctx) {
+  return overrides_of(ctx).stored != 0;
+}
+
 }  // namespace clforge::detail
 
 namespace clforge::tuning {
@@ -325,7 +434,9 @@ void set(const context& ctx, const std::string& primitive, const std::string& se
   detail::add_spec(checked, detail::trim(primitive), settings, "clforge::tuning::set");
   detail::context_state& state = detail::state_of(ctx);
   std::lock_guard<std::mutex> lock(state.tuning_mutex);
-  if (detail::trim(primitive) == "table")
+  if (detail::trim(primitive) == "tuned")
+    detail::stored_switch(ctx).store(checked.stored);
+  else if (detail::trim(primitive) == "table")
     state.tuning_table = checked.table;
   else
     state.tuning_settings.emplace_back(detail::trim(primitive), settings);
@@ -337,6 +448,7 @@ void reset(const context& ctx) {
   std::lock_guard<std::mutex> lock(state.tuning_mutex);
   state.tuning_table.clear();
   state.tuning_settings.clear();
+  detail::stored_switch(ctx).store(-1);
 }
 
 std::string table(const context& ctx) {

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+// Autotuned results on disk (format and trust rules in tuning_store.hpp), and the lookup the
+// tuning tables make through policy_hooks.hpp.
+#include "tuning_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "../program_cache.hpp"
+#include "clforge/error.hpp"
+#include "policy_hooks.hpp"
+
+#ifndef CLFORGE_VERSION
+#error "CLFORGE_VERSION must be defined by the build"
+#endif
+
+namespace clforge::detail {
+
+namespace {
+
+constexpr const char* kMagicLine = "clforge tuned results 1";
+constexpr std::size_t kMaxFileBytes = std::size_t(1) << 20;
+
+std::mutex& store_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::string& simulated_driver() {
+  static std::string driver;
+  return driver;
+}
+
+// One line per field; a line break inside a field would forge the next field, so it is
+// replaced (device strings never carry one).
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+std::string hex64(std::uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// Said once per file per process: a noisy library is a bad guest.
+void report_ignored(const std::string& path, const std::string& why) {
+  static std::mutex m;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(m);
+  if (said.insert(path).second)
+    std::cerr << "clforge: ignoring tuned results " << path << " (" << why
+              << "); the tuning tables apply\n";
+}
+
+bool make_directories(const std::string& path) {
+  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
+    if (pos != path.size() && path[pos] != '/') continue;
+    const std::string part = path.substr(0, pos);
+    if (::mkdir(part.c_str(), pos == path.size() ? 0700 : 0755) != 0 && errno != EEXIST)
+      return false;
+  }
+  return true;
+}
+
+// The text of a results file for `key` holding `entries`, checksum line included.
+std::string encode(const std::string& key, const std::vector<tuned_entry>& entries) {
+  std::ostringstream body;
+  body << kMagicLine << '\n' << key << '\n';
+  for (const tuned_entry& e : entries) {
+    char times[64];
+    std::snprintf(times, sizeof times, "%.9g %.9g", e.default_seconds, e.tuned_seconds);
+    body << "entry " << e.primitive << ' ' << e.problem << ' ' << e.settings << ' ' << times
+         << '\n';
+  }
+  const std::string text = body.str();
+  return text + "checksum " + hex64(XXH3_64bits(text.data(), text.size())) + "\n";
+}
+
+// The entries of `text` if it is a good file for `key`; else false with `why`.
+bool decode(const std::string& key, const std::string& text, std::vector<tuned_entry>& entries,
+            std::string& why) {
+  const std::size_t mark = text.rfind("checksum ");
+  if (mark == std::string::npos || (mark != 0 && text[mark - 1] != '\n')) {
+    why = "no checksum line";
+    return false;
+  }
+  const std::string body = text.substr(0, mark);
+  std::string sum = text.substr(mark + 9);
+  while (!sum.empty() && (sum.back() == '\n' || sum.back() == '\r')) sum.pop_back();
+  if (sum != hex64(XXH3_64bits(body.data(), body.size()))) {
+    why = "bad checksum";
+    return false;
+  }
+  const std::string head = std::string(kMagicLine) + "\n" + key + "\n";
+  if (body.compare(0, head.size(), head) != 0) {
+    why = "filed for another device, driver or clforge version";
+    return false;
+  }
+  std::istringstream lines(body.substr(head.size()));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string word;
+    tuned_entry e;
+    if (!(fields >> word >> e.primitive >> e.problem >> e.settings >> e.default_seconds >>
+          e.tuned_seconds) ||
+        word != "entry") {
+      why = "malformed line \"" + line.substr(0, 80) + "\"";
+      return false;
+    }
+    try {
+      normalized_policy(e.primitive, e.settings, "tuned results");
+    } catch (const error& failure) {
+      why = failure.what();
+      return false;
+    }
+    entries.push_back(e);
+  }
+  return true;
+}
+
+// Reads `path` under the trust rules; false (with `why`, empty when the file is just absent).
+bool read_trusted(const std::string& path, std::string& text, std::string& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno != ENOENT) why = std::string("cannot open: ") + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0;
+  if (!ok || !S_ISREG(st.st_mode))
+    why = "not a regular file";
+  else if (st.st_uid != ::geteuid() || (st.st_mode & 022) != 0)
+    why = "not owned by this user or writable by group or others";
+  else if (static_cast<std::size_t>(st.st_size) > kMaxFileBytes)
+    why = "larger than 1 MiB";
+  if (!why.empty()) {
+    ::close(fd);
+    return false;
+  }
+  text.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got = ::read(fd, &text[done], text.size() - done);
+    if (got <= 0) break;
+    done += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  text.resize(done);
+  return true;
+}
+
+// What the last read of each file found, reused while the file is unchanged.
+struct cached_file {
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = -1;
+  std::int64_t mtime_ns = -1;
+  std::vector<tuned_entry> entries;
+};
+
+std::vector<tuned_entry> load_path(const std::string& path, const std::string& key) {
+  static std::mutex m;
+  static std::map<std::string, cached_file> files;
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  const std::int64_t mtime_ns =
+      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    auto found = files.find(path + '\n' + key);
+    if (found != files.end() && found->second.device == st.st_dev &&
+        found->second.inode == st.st_ino && found->second.size == st.st_size &&
+        found->second.mtime_ns == mtime_ns)
+      return found->second.entries;
+  }
+  std::string text, why;
+  cached_file read;
+  read.device = st.st_dev;
+  read.inode = st.st_ino;
+  read.size = st.st_size;
+  read.mtime_ns = mtime_ns;
+  if (read_trusted(path, text, why)) {
+    if (!decode(key, text, read.entries, why)) {
+      read.entries.clear();
+      report_ignored(path, why);
+    }
+  } else if (!why.empty()) {
+    report_ignored(path, why);
+  }
+  std::lock_guard<std::mutex> lock(m);
+  files[path + '\n' + key] = read;
+  return read.entries;
+}
+
+std::size_t bucket_exponent(const std::string& problem) {
+  const std::size_t at = problem.find("2^");
+  if (at == std::string::npos) return 0;
+  return static_cast<std::size_t>(std::strtoul(problem.c_str() + at + 2, nullptr, 10));
+}
+
+}  // namespace
+
+std::string tuned_device_key(const device_info& info) {
+  std::lock_guard<std::mutex> lock(store_mutex());
+  const std::string driver = simulated_driver().empty() ? info.driver_version : simulated_driver();
+  return "device " + one_line(info.name) + "\nvendor " + one_line(info.vendor) + "\ndriver " +
+         one_line(driver) + "\nplatform " + one_line(info.platform_version) +
+         "\nclforge " CLFORGE_VERSION;
+}
+
+std::string tuned_results_path(const device_info& info) {
+  const std::string dir = resolve_cache_directory();
+  if (dir.empty()) return {};
+  const std::string key = tuned_device_key(info);
+  return dir + "/tuned-" + hex64(XXH3_64bits(key.data(), key.size())) + ".txt";
+}
+
+std::vector<tuned_entry> load_tuned(const device_info& info) {
+  const std::string path = tuned_results_path(info);
+  if (path.empty()) return {};
+  return load_path(path, tuned_device_key(info));
+}
+
+void store_tuned(const device_info& info, const std::vector<tuned_entry>& entries) {
+  const std::string path = tuned_results_path(info);
+  if (path.empty())
+    throw error(
+        "tuned results: the cache directory is off (CLFORGE_CACHE=off or no HOME); "
+        "set CLFORGE_CACHE_DIR to keep results");
+  const std::string dir = path.substr(0, path.rfind('/'));
+  if (!make_directories(dir))
+    throw error("tuned results: cannot create " + dir + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 022) != 0)
+    throw error("tuned results: " + dir +
+                " is not a directory owned by this user and closed to group and others");
+  const std::string key = tuned_device_key(info);
+  static std::mutex writing;  // this process's writers merge one after the other
+  std::lock_guard<std::mutex> lock(writing);
+  // Merge with what is there now (another process may have stored other templates).
+  std::vector<tuned_entry> merged = load_path(path, key);
+  for (const tuned_entry& e : entries) {
+    normalized_policy(e.primitive, e.settings, "tuned results");  // throws on a bad policy
+    bool replaced = false;
+    for (tuned_entry& old : merged)
+      if (old.primitive == e.primitive && old.problem == e.problem) {
+        old = e;
+        replaced = true;
+      }
+    if (!replaced) merged.push_back(e);
+  }
+  const std::string text = encode(key, merged);
+  static std::atomic<unsigned> counter{0};
+  const std::string temp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  std::size_t done = 0;
+  while (ok && done < text.size()) {
+    const ssize_t put = ::write(fd, text.data() + done, text.size() - done);
+    if (put <= 0)
+      ok = false;
+    else
+      done += static_cast<std::size_t>(put);
+  }
+  int saved = errno;
+  if (fd >= 0 && ::close(fd) != 0) ok = false, saved = errno;
+  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) ok = false, saved = errno;
+  if (!ok) {
+    ::unlink(temp.c_str());
+    throw error("tuned results: cannot write " + path + ": " + std::strerror(saved));
+  }
+}
+
+bool remove_tuned(const device_info& info) {
+  const std::string path = tuned_results_path(info);
+  return !path.empty() && ::unlink(path.c_str()) == 0;
+}
+
+void simulate_driver_version_for_tests(const std::string& driver) {
+  std::lock_guard<std::mutex> lock(store_mutex());
+  simulated_driver() = driver;
+}
+
+std::string size_bucket(std::size_t n) {
+  std::size_t k = 0;
+  while (n > 1) n >>= 1, ++k;
+  return "2^" + std::to_string(k);
+}
+
+std::string stored_policy(const context& ctx, const std::string& primitive) {
+  // Kernels are generated before they see a size, so a template takes the result tuned for
+  // the largest problem class stored (the one where the shape matters most).
+  const tuned_entry* best = nullptr;
+  static thread_local std::vector<tuned_entry> entries;
+  entries = load_tuned(ctx.info());
+  for (const tuned_entry& e : entries)
+    if (e.primitive == primitive &&
+        (!best || bucket_exponent(e.problem) > bucket_exponent(best->problem)))
+      best = &e;
+  return best ? best->settings : std::string();
+}
+
+}  // namespace clforge::detail
