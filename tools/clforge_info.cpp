@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge-info: the OpenCL devices on this machine, the one CLFORGE_DEVICE selects, and where
-// the program cache lives; --json prints the same for scripts.
+// the program cache lives, the policies clforge-tune stored for the chosen device; --json prints
+// the same for scripts.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -67,8 +68,32 @@ void print_json(const std::vector<clforge::device_info>& infos, std::size_t chos
   else
     std::printf("  \"chosen\": null,\n  \"error\": %s,\n", json_string(choice_error).c_str());
   const std::string cache = clforge::program_cache_directory();
-  std::printf("  \"cache_directory\": %s\n}\n",
+  std::printf("  \"cache_directory\": %s,\n  \"tuned\": [",
               cache.empty() ? "null" : json_string(cache).c_str());
+  if (chosen < infos.size()) {
+    const auto tuned = clforge::tuner::stored(infos[chosen]);
+    for (std::size_t k = 0; k < tuned.size(); ++k)
+      std::printf(
+          "%s\n    {\"template\": %s, \"problem\": %s, \"policy\": %s, "
+          "\"default_seconds\": %.9g, \"tuned_seconds\": %.9g}",
+          k ? "," : "", json_string(tuned[k].primitive).c_str(),
+          json_string(tuned[k].problem).c_str(), json_string(tuned[k].policy).c_str(),
+          tuned[k].default_seconds, tuned[k].tuned_seconds);
+  }
+  std::printf("\n  ]\n}\n");
+}
+
+// The policies clforge-tune stored for the chosen device (the templates use them).
+void print_tuned(const clforge::device_info& info) {
+  const std::vector<clforge::tuner::stored_result> tuned = clforge::tuner::stored(info);
+  if (tuned.empty()) {
+    std::printf("tuned policies: none (the tuning table applies; clforge-tune searches them)\n");
+    return;
+  }
+  std::printf("tuned policies (clforge-tune; CLFORGE_TUNE=off ignores them):\n");
+  for (const auto& t : tuned)
+    std::printf("  %-12s %-14s %.2fx the default  %s\n", t.primitive.c_str(), t.problem.c_str(),
+                t.tuned_seconds > 0 ? t.default_seconds / t.tuned_seconds : 0.0, t.policy.c_str());
 }
 
 }  // namespace
@@ -124,6 +149,7 @@ int main(int argc, char** argv) {
     }
     std::printf("CLFORGE_DEVICE=\"%s\" selects %zu:%zu\n", spec.c_str(),
                 infos[chosen].platform_index, infos[chosen].device_index);
+    print_tuned(infos[chosen]);
   } catch (const std::exception& e) {
     std::cerr << "clforge-info: " << e.what() << '\n';
     return 1;
