@@ -375,3 +375,19 @@ TEST(tuner, two_processes_tuning_at_once_leave_one_valid_file) {
   }
   EXPECT_EQ(files, 1u);
 }
+
+TEST(tuner, storing_without_a_cache_directory_is_an_error) {
+  private_cache cache;
+  ::setenv("CLFORGE_CACHE", "off", 1);
+  EXPECT_EQ(cf::tuner::results_file(ctx()), "");
+  EXPECT_TRUE(cf::tuner::stored(ctx()).empty());
+  EXPECT_CLFORGE_ERROR(cf::detail::store_tuned(
+                           ctx().info(), {{"elementwise", "float32/2^20", "kind=gpu", 2e-3, 1e-3}}),
+                       {"tuned results", "cache directory is off", "CLFORGE_CACHE_DIR"});
+  ::unsetenv("CLFORGE_CACHE");
+  // A policy the templates could not read is refused before anything is written.
+  EXPECT_CLFORGE_ERROR(cf::detail::store_tuned(ctx().info(), {{"elementwise", "float32/2^20",
+                                                               "kind=fast", 2e-3, 1e-3}}),
+                       {"tuned results", "elementwise kind takes gpu|cpu"});
+  EXPECT_TRUE(cf::tuner::stored(ctx()).empty());
+}

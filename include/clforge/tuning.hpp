@@ -7,6 +7,9 @@
 //   CLFORGE_TUNE="table=generic;scan:items=32,group=256;reduce:unroll=8"
 //   clforge::tuning::set(ctx, "scan", "items=32,group=256");
 //   clforge::tuning::set(ctx, "table", "generic");   // or nvidia, amd, intel, gpu, cpu, auto
+// Between the table and these overrides come the results clforge-tune stored for the device
+// (docs/tuning.md); CLFORGE_TUNE="off" (or "tuned=off") and
+// clforge::tuning::set(ctx, "tuned", "off") ignore them.
 // and a template's own options (kernel_options::shape, scan_options, polygon_mask_options)
 // over both. A wrong key or value is a clforge::error listing the keys and their bounds.
 // Kernels already built keep their shape.
@@ -21,7 +24,8 @@ namespace clforge::tuning {
 
 /// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon") with
 /// "key=value,..." for kernels built on `ctx` from now on; `primitive` "table" selects a table
-/// by name. Later calls win over earlier ones.
+/// by name; `primitive` "tuned" with "on" or "off" uses or ignores the stored autotuned results.
+/// Later calls win over earlier ones.
 CLFORGE_API void set(const context& ctx, const std::string& primitive, const std::string& settings);
 /// Forgets every tuning::set of `ctx` (CLFORGE_TUNE still applies).
 CLFORGE_API void reset(const context& ctx);

@@ -412,9 +412,12 @@ template_result tune_template(const queue& q, const std::string& name, std::size
   };
   out.search = detail::search(q, s, baseline, make, opt);
   q.finish();
-  out.policy = detail::normalized_policy(
-      space.primitive, detail::candidate_settings(baseline_settings, out.search.best),
-      "clforge::tuner");
+  {
+    // The policy exactly as the measured template got it (the table in effect under it).
+    detail::candidate_scope scope(space.primitive,
+                                  detail::candidate_settings(baseline_settings, out.search.best));
+    out.policy = detail::resolved_policy(ctx, space.primitive, false);
+  }
   if (store) {
     detail::store_tuned(info, {{space.primitive, out.problem, out.policy,
                                 out.search.baseline_seconds, out.search.best_seconds}});

@@ -3,6 +3,7 @@
 // tuning tables make through policy_hooks.hpp.
 #include "tuning_store.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -76,6 +78,24 @@ bool make_directories(const std::string& path) {
       return false;
   }
   return true;
+}
+
+// Deletes this user's temporary results files in `dir` older than ten minutes: left by a
+// process killed between write and rename (younger ones may be another writer's).
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (!listing) return;
+  const std::time_t now = std::time(nullptr);
+  while (const dirent* e = ::readdir(listing)) {
+    const std::string name = e->d_name;
+    if (name.rfind("tuned-", 0) != 0 || name.find(".tmp.") == std::string::npos) continue;
+    const std::string path = dir + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+        now - st.st_mtime > 10 * 60)
+      ::unlink(path.c_str());
+  }
+  ::closedir(listing);
 }
 
 // The text of a results file for `key` holding `entries`, checksum line included.
@@ -251,6 +271,7 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
       (st.st_mode & 022) != 0)
     throw error("tuned results: " + dir +
                 " is not a directory owned by this user and closed to group and others");
+  remove_stale_temporaries(dir);
   const std::string key = tuned_device_key(info);
   static std::mutex writing;  // this process's writers merge one after the other
   std::lock_guard<std::mutex> lock(writing);
