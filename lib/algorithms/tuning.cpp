@@ -420,6 +420,27 @@ std::string normalized_policy(const std::string& primitive, const std::string& s
               kPrimitives);
 }
 
+std::string table_policy(const std::string& table, const std::string& primitive) {
+  std::size_t count = 0;
+  const policy_table* tables = policy_tables(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (table != tables[k].name) continue;
+    if (primitive == "elementwise") return describe(tables[k].elementwise, elementwise_keys());
+    if (primitive == "reduce") return describe(tables[k].reduce, reduce_keys());
+    if (primitive == "scan") return describe(tables[k].scan, scan_keys());
+    if (primitive == "polygon") return describe(tables[k].polygon, polygon_keys());
+  }
+  return "";
+}
+
+std::vector<std::string> table_names() {
+  std::size_t count = 0;
+  const policy_table* tables = policy_tables(count);
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < count; ++k) names.push_back(tables[k].name);
+  return names;
+}
+
 bool stored_results_enabled(const context& ctx) {
   return overrides_of(ctx).stored != 0;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "clforge/context.hpp"
 #include "clforge/export.hpp"
@@ -22,6 +23,10 @@ CLFORGE_API std::string resolved_policy(const context& ctx, const std::string& p
 /// clforge::error naming `where` on a wrong key or value).
 CLFORGE_API std::string normalized_policy(const std::string& primitive, const std::string& settings,
                                           const std::string& where);
+/// Every key of `primitive`'s policy in the tuning table `table` ("" when no such table).
+CLFORGE_API std::string table_policy(const std::string& table, const std::string& primitive);
+/// The names of the tuning tables.
+CLFORGE_API std::vector<std::string> table_names();
 /// False when CLFORGE_TUNE (off, tuned=off) or tuning::set(ctx, "tuned", "off") switched the
 /// stored results off.
 CLFORGE_API bool stored_results_enabled(const context& ctx);

@@ -93,9 +93,22 @@ class searcher {
     result_.best_seconds = result_.baseline_seconds;
     visited_.insert(tuner::to_string(baseline));
 
+    // Seeds first (e.g. the policies of the other tuning tables): known-good points that a
+    // sample might miss.
+    std::vector<index_point> seeds;
+    for (const tuner::point& seed : space_.seeds) {
+      index_point at;
+      if (index_of(seed, at) && allowed(to_point(space_, at)) &&
+          !visited_.count(tuner::to_string(to_point(space_, at))) &&
+          std::find(seeds.begin(), seeds.end(), at) == seeds.end())
+        seeds.push_back(at);
+    }
     std::vector<index_point> valid = enumerate();
-    result_.space_size = valid.size();
-    total_ = valid.size();
+    for (const index_point& at : seeds)
+      valid.erase(std::remove(valid.begin(), valid.end(), at), valid.end());
+    result_.space_size = valid.size() + seeds.size();
+    total_ = result_.space_size;
+    evaluate_all(seeds, opt_.budget_seconds);
     if (valid.size() <= opt_.exhaustive_limit) {
       result_.exhaustive = evaluate_all(valid, opt_.budget_seconds);
     } else {
@@ -170,19 +183,9 @@ class searcher {
     for (;;) {
       const tuner::point from = result_.best;
       std::vector<index_point> around;
-      index_point at(space_.parameters.size(), 0);
-      bool inside = true;
-      for (std::size_t k = 0; k < space_.parameters.size(); ++k) {
-        const auto& values = space_.parameters[k].values;
-        auto found = from.find(space_.parameters[k].name);
-        auto it = found == from.end() ? values.end()
-                                      : std::find(values.begin(), values.end(), found->second);
-        if (it == values.end())
-          inside = false;
-        else
-          at[k] = static_cast<std::size_t>(it - values.begin());
-      }
-      if (!inside) return;  // the baseline outside the space stays best: nothing near it
+      index_point at;
+      // the baseline outside the space stays best: nothing near it
+      if (!index_of(from, at)) return;
       for (std::size_t k = 0; k < at.size(); ++k)
         for (int step : {-1, 1}) {
           if ((step < 0 && at[k] == 0) ||
@@ -198,6 +201,20 @@ class searcher {
       if (!evaluate_all(around, opt_.budget_seconds)) return;
       if (result_.best == from) return;
     }
+  }
+
+  // The indices of `p` in the space; false when a value is not among the candidates.
+  bool index_of(const tuner::point& p, index_point& at) const {
+    at.assign(space_.parameters.size(), 0);
+    for (std::size_t k = 0; k < space_.parameters.size(); ++k) {
+      const auto& values = space_.parameters[k].values;
+      auto found = p.find(space_.parameters[k].name);
+      if (found == p.end()) return false;
+      auto it = std::find(values.begin(), values.end(), found->second);
+      if (it == values.end()) return false;
+      at[k] = static_cast<std::size_t>(it - values.begin());
+    }
+    return true;
   }
 
   void build(std::vector<candidate>& batch) {
@@ -273,8 +290,8 @@ class searcher {
         if (seconds < result_.best_seconds) {
           result_.best = c.where;
           result_.best_seconds = seconds;
-          best_ = std::move(c.trial);
         }
+        keep_if_among_fastest(c.where, seconds, std::move(c.trial));
       }
       if (opt_.on_progress) {
         tuner::progress p;
@@ -290,29 +307,40 @@ class searcher {
     }
   }
 
-  // The reported times: the baseline and the winner timed side by side, alternating.
+  // Keeps the trials of the kFinalists fastest candidates for the final round.
+  void keep_if_among_fastest(const tuner::point& where, double seconds,
+                             std::unique_ptr<tuning_trial> trial) {
+    finalists_.push_back({where, seconds, std::move(trial)});
+    std::sort(finalists_.begin(), finalists_.end(),
+              [](const finalist& a, const finalist& b) { return a.seconds < b.seconds; });
+    if (finalists_.size() > kFinalists) finalists_.pop_back();
+  }
+
+  // The reported times: the baseline and the fastest few timed again side by side, in rotating
+  // order, with more repetitions: one lucky median in a noisy batch does not pick the winner.
+  // If none beats the baseline here, the baseline stays.
   void finish_side_by_side() {
-    if (!best_) return;  // the baseline won
-    std::vector<double> base, best;
-    baseline_->run(q_);
-    best_->run(q_);
+    if (finalists_.empty()) return;  // nothing timed but the baseline
+    std::vector<tuning_trial*> trials = {baseline_.get()};
+    for (const finalist& f : finalists_) trials.push_back(f.trial.get());
+    for (tuning_trial* t : trials) t->run(q_);
     q_.finish();
-    const unsigned reps = std::max(3u, opt_.repetitions);
-    for (unsigned r = 0; r < reps; ++r) {
-      if (r % 2) {
-        best.push_back(time_one_run(q_, *best_));
-        base.push_back(time_one_run(q_, *baseline_));
-      } else {
-        base.push_back(time_one_run(q_, *baseline_));
-        best.push_back(time_one_run(q_, *best_));
+    std::vector<std::vector<double>> times(trials.size());
+    const unsigned reps = std::max(7u, 2 * opt_.repetitions);
+    for (unsigned r = 0; r < reps; ++r)
+      for (std::size_t j = 0; j < trials.size(); ++j) {
+        const std::size_t k = (j + r) % trials.size();
+        times[k].push_back(time_one_run(q_, *trials[k]));
       }
-    }
-    result_.baseline_seconds = median(base);
-    result_.best_seconds = median(best);
-    if (result_.best_seconds >= result_.baseline_seconds) {
-      // Side by side the winner is no faster: the baseline stays.
-      result_.best = result_.baseline;
-      result_.best_seconds = result_.baseline_seconds;
+    result_.baseline_seconds = median(times[0]);
+    result_.best = result_.baseline;
+    result_.best_seconds = result_.baseline_seconds;
+    for (std::size_t k = 1; k < trials.size(); ++k) {
+      const double seconds = median(times[k]);
+      if (seconds < result_.best_seconds) {
+        result_.best = finalists_[k - 1].where;
+        result_.best_seconds = seconds;
+      }
     }
   }
 
@@ -326,7 +354,14 @@ class searcher {
   std::set<std::string> visited_;
   std::size_t total_ = 0;
   tuner::result result_;
-  std::unique_ptr<tuning_trial> baseline_, best_;
+  struct finalist {
+    tuner::point where;
+    double seconds;
+    std::unique_ptr<tuning_trial> trial;
+  };
+  static constexpr std::size_t kFinalists = 3;
+  std::unique_ptr<tuning_trial> baseline_;
+  std::vector<finalist> finalists_;
 };
 
 }  // namespace

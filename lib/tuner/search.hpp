@@ -30,6 +30,7 @@ using trial_factory =
 struct search_space {
   std::vector<tuner::parameter> parameters;
   std::function<bool(const tuner::point&)> allowed;  // may be empty
+  std::vector<tuner::point> seeds;                   // tried first, when in the space and allowed
 };
 
 /// Searches `space` from `baseline` (checked and timed first; it may lie outside the space).

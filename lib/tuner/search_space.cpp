@@ -410,6 +410,38 @@ template_result tune_template(const queue& q, const std::string& name, std::size
   s.allowed = [&space, info, type_size](const point& p) {
     return space.allowed(p, space.parameters, info, type_size);
   };
+  // Seeds: every tuning table's policy, over the baseline (the keys a table leaves out keep
+  // the baseline's values), projected onto the searched keys.
+  for (const std::string& table : detail::table_names()) {
+    const std::string text = detail::table_policy(table, space.primitive);
+    point seed = baseline;
+    for (const tuner::parameter& p : space.parameters) {
+      const std::string key = "," + p.name + "=";
+      const std::size_t at = ("," + text).find(key);
+      if (at == std::string::npos) continue;
+      const std::size_t from = at + key.size() - 1;
+      seed[p.name] = text.substr(from, text.find(',', from) - from);
+    }
+    if (out.name == "polygon") {
+      // The space has one pixel count for every width: a table's two become the one this
+      // problem's width gets.
+      const auto number_in = [&](const char* key) {
+        const std::string k = std::string(",") + key + "=";
+        const std::size_t at = ("," + text).find(k);
+        return at == std::string::npos
+                   ? std::string()
+                   : text.substr(at + k.size() - 1,
+                                 text.find(',', at + k.size() - 1) - (at + k.size() - 1));
+      };
+      const std::string wide_from = number_in("wide_from");
+      const std::size_t side =
+          static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(size))));
+      if (!wide_from.empty() && wide_from != "0" && side > std::stoull(wide_from))
+        seed["pixels"] = number_in("pixels_wide");
+      seed["wide_from"] = "0";
+    }
+    s.seeds.push_back(seed);
+  }
   out.search = detail::search(q, s, baseline, make, opt);
   q.finish();
   {
