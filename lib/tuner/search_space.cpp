@@ -440,6 +440,10 @@ template_result tune_template(const queue& q, const std::string& name, std::size
         seed["pixels"] = number_in("pixels_wide");
       seed["wide_from"] = "0";
     }
+    // A key the table sets that means nothing for its choice may be pinned in the space:
+    // back to the first value, last keys first, until the constraint allows the seed.
+    for (std::size_t k = space.parameters.size(); k-- > 0 && !s.allowed(seed);)
+      seed[space.parameters[k].name] = space.parameters[k].values.front();
     s.seeds.push_back(seed);
   }
   out.search = detail::search(q, s, baseline, make, opt);
