@@ -1,89 +1,93 @@
 // SPDX-License-Identifier: MIT
 // clforge reduction kernel "$name" (generated from kernels/reduction.cl)
 // result type: $T    shape: $shape    compensated: $compensated
+//
+// Plain OpenCL C specialised by the #defines below; placeholders (a dollar sign and a name) are
+// the user's snippets, names and types. Stage 1 ($name, $strided_name, $vec_name) reduces a chunk per group into
+// partials[group]; stage 2 ($final_name, or with CLFORGE_SINGLE the group that finishes last)
+// reduces the partials.
 $extensions
+#define CLFORGE_LOCAL $local          // work-items per group
+#define CLFORGE_UNROLL $unroll        // independent loads / accumulators per work-item
+#define CLFORGE_GPU_SHAPE $gpu_shape  // 1: work-items CLFORGE_LOCAL apart; 0: contiguous slices
+#define CLFORGE_COMPENSATED $compensated_flag  // Kahan-compensated sums
+#define CLFORGE_VEC $vec              // elements per vector load in $vec_name (1: none)
+#define CLFORGE_SINGLE $single        // 1: one launch, the last group reduces the partials
+#define CLFORGE_GRID $grid            // vector stage 1: groups take turns over blocks
+
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
+// (the result type may be declared in the preamble)
+typedef $T clforge_t;
+typedef $vec_type clforge_vector_t;  // CLFORGE_VEC elements
 // ---- map: the value of index i ($count_name indices in this call) ------------------------------
-static inline $T clforge_map(const long i, const long $count_name$comma_parameters)
+static inline clforge_t clforge_map(const long i, const long $count_name$comma_parameters)
 {
   return ($map);
 }
 
 // ---- reduce: combines two values; its neutral element -----------------------------------------
-static inline $T clforge_reduce(const $T a, const $T b)
+static inline clforge_t clforge_reduce(const clforge_t a, const clforge_t b)
 {
   return ($reduce);
 }
 
-static inline $T clforge_neutral(void)
+static inline clforge_t clforge_neutral(void)
 {
   return ($neutral);
 }
-
 #define CLFORGE_NEUTRAL clforge_neutral()
-#define CLFORGE_LOCAL $local
-#define CLFORGE_UNROLL $unroll
-#define CLFORGE_GPU_SHAPE $gpu_shape
-#define CLFORGE_COMPENSATED $compensated_flag
-#define CLFORGE_VEC $vec
-#define CLFORGE_SINGLE $single
-#define CLFORGE_GRID $grid
 
 // ---- sequential accumulation: *s = reduce(*s, v), Kahan-compensated sums when enabled ----------
 #if CLFORGE_COMPENSATED
 #pragma OPENCL FP_CONTRACT OFF
-#define CLFORGE_ZERO (($T)0)
+#define CLFORGE_ZERO ((clforge_t)0)
 // Kahan: *c holds the low-order part lost from *s so far; the total is *s - *c.
-static inline void clforge_accumulate($T* s, $T* c, const $T v)
+static inline void clforge_accumulate(clforge_t* s, clforge_t* c, const clforge_t v)
 {
-  const $T y = v - *c;
-  const $T t = *s + y;
+  const clforge_t y = v - *c;
+  const clforge_t t = *s + y;
   *c = (t - *s) - y;
   *s = t;
 }
-static inline $T clforge_total(const $T s, const $T c) { return s - c; }
+static inline clforge_t clforge_total(const clforge_t s, const clforge_t c) { return s - c; }
 #else
 #define CLFORGE_ZERO CLFORGE_NEUTRAL  // unused
-static inline void clforge_accumulate($T* s, $T* c, const $T v) { *s = clforge_reduce(*s, v); }
-static inline $T clforge_total(const $T s, const $T c) { return s; }
+static inline void clforge_accumulate(clforge_t* s, clforge_t* c, const clforge_t v) { *s = clforge_reduce(*s, v); }
+static inline clforge_t clforge_total(const clforge_t s, const clforge_t c) { return s; }
 #endif
 
 // ---- one value per work-item -> one value per group (valid in work-item 0) ---------------------
-static inline $T clforge_group_reduce(local $T* scratch, const $T value)
+#if CLFORGE_GPU_SHAPE
+// a tree: log2(CLFORGE_LOCAL) steps (kernels/common.cl)
+CLFORGE_DEFINE_GROUP_REDUCE(clforge_group_reduce, clforge_t, clforge_reduce, CLFORGE_LOCAL)
+#else
+// one work-item walks the group's values: cheaper than a tree when work-items are loop
+// iterations (CPU devices)
+static inline clforge_t clforge_group_reduce(local clforge_t* scratch, const clforge_t value)
 {
   const uint lid = get_local_id(0);
   scratch[lid] = value;
   barrier(CLK_LOCAL_MEM_FENCE);
-#if CLFORGE_GPU_SHAPE
-  // a tree: log2(CLFORGE_LOCAL) steps
-  for (uint width = CLFORGE_LOCAL / 2; width > 0; width >>= 1) {
-    if (lid < width) scratch[lid] = clforge_reduce(scratch[lid], scratch[lid + width]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  return scratch[0];
-#else
-  // one work-item walks the group's values: cheaper than a tree when work-items are loop
-  // iterations (CPU devices)
-  $T s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
+  clforge_t s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
   if (lid == 0)
     for (uint j = 0; j < CLFORGE_LOCAL; ++j) clforge_accumulate(&s, &c, scratch[j]);
   return clforge_total(s, c);
-#endif
 }
+#endif
 
 // ---- stage 1: group g reduces indices [g * chunk, (g + 1) * chunk) into partials[g] ------------
 // index(k) = first + k * step; the kernel $name passes step 1 so its loads are contiguous.
 // (Local names carry a clforge_ prefix: the user's parameters are in scope here too.)
 static inline void clforge_stage1(const ulong clforge_first, const ulong clforge_step,
                            const ulong clforge_count, const ulong clforge_chunk,
-                           global $T* clforge_partials, local $T* clforge_scratch$comma_parameters)
+                           global clforge_t* clforge_partials, local clforge_t* clforge_scratch$comma_parameters)
 {
   const ulong clforge_lid = get_local_id(0);
   const ulong clforge_group = get_group_id(0);
   const ulong clforge_begin = clforge_group * clforge_chunk;
   const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
-  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+  clforge_t clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
 #define CLFORGE_VALUE(clforge_k_) clforge_map(clforge_first + (clforge_k_) * clforge_step, clforge_count$comma_arguments)
 #if CLFORGE_GPU_SHAPE
   // rounds of CLFORGE_UNROLL independent loads per work-item, CLFORGE_LOCAL apart (coalesced)
@@ -92,7 +96,7 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
       clforge_begin + (clforge_end - clforge_begin) / clforge_round * clforge_round;
   ulong clforge_k = clforge_begin + clforge_lid;
   for (; clforge_k < clforge_full_end; clforge_k += clforge_round) {
-    $T clforge_v[CLFORGE_UNROLL];
+    clforge_t clforge_v[CLFORGE_UNROLL];
 #pragma unroll
     for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
       clforge_v[clforge_u] = CLFORGE_VALUE(clforge_k + clforge_u * CLFORGE_LOCAL);
@@ -114,7 +118,7 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
   const ulong clforge_to = min(clforge_from + clforge_part, clforge_end);
   const ulong clforge_full_to =
       clforge_from + (clforge_to - clforge_from) / CLFORGE_UNROLL * CLFORGE_UNROLL;
-  $T clforge_as[CLFORGE_UNROLL], clforge_ac[CLFORGE_UNROLL];
+  clforge_t clforge_as[CLFORGE_UNROLL], clforge_ac[CLFORGE_UNROLL];
 #pragma unroll
   for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u) {
     clforge_as[clforge_u] = CLFORGE_NEUTRAL;
@@ -134,7 +138,7 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
     clforge_accumulate(&clforge_s, &clforge_c, clforge_total(clforge_as[clforge_u], clforge_ac[clforge_u]));
 #endif
 #undef CLFORGE_VALUE
-  const $T clforge_result =
+  const clforge_t clforge_result =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
   if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_result;
 }
@@ -143,8 +147,8 @@ static inline void clforge_stage1(const ulong clforge_first, const ulong clforge
 // ---- one launch: the group that finishes last reduces the partials into result[0] -------------
 // Each group publishes its partial, then counts itself in; the last one (it sees count - 1)
 // reads every partial and resets the counter for the next call.
-static inline void clforge_finish(global $T* clforge_partials, global volatile uint* clforge_counter,
-                                  global $T* clforge_result, local $T* clforge_scratch,
+static inline void clforge_finish(global clforge_t* clforge_partials, global volatile uint* clforge_counter,
+                                  global clforge_t* clforge_result, local clforge_t* clforge_scratch,
                                   local uint* clforge_last)
 {
   const uint clforge_lid = get_local_id(0);
@@ -156,10 +160,10 @@ static inline void clforge_finish(global $T* clforge_partials, global volatile u
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!clforge_last[0]) return;
   mem_fence(CLK_GLOBAL_MEM_FENCE);
-  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+  clforge_t clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
   for (uint clforge_k = clforge_lid; clforge_k < clforge_groups; clforge_k += CLFORGE_LOCAL)
-    clforge_accumulate(&clforge_s, &clforge_c, ((volatile global $T*)clforge_partials)[clforge_k]);
-  const $T clforge_total_value =
+    clforge_accumulate(&clforge_s, &clforge_c, ((volatile global clforge_t*)clforge_partials)[clforge_k]);
+  const clforge_t clforge_total_value =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
   if (clforge_lid == 0) {
     clforge_result[0] = clforge_total_value;
@@ -176,9 +180,9 @@ static inline void clforge_finish(global $T* clforge_partials, global volatile u
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
-           global $T* clforge_partials$single_parameters$comma_parameters)
+           global clforge_t* clforge_partials$single_parameters$comma_parameters)
 {
-  local $T clforge_scratch[CLFORGE_LOCAL];
+  local clforge_t clforge_scratch[CLFORGE_LOCAL];
   clforge_stage1(clforge_first, 1, clforge_count, clforge_chunk, clforge_partials,
                  clforge_scratch$comma_arguments);
   CLFORGE_FINISH(clforge_scratch);
@@ -186,9 +190,9 @@ void $name(const ulong clforge_first, const ulong clforge_count, const ulong clf
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $strided_name(const ulong clforge_first, const ulong clforge_step, const ulong clforge_count,
-                   const ulong clforge_chunk, global $T* clforge_partials$comma_parameters)
+                   const ulong clforge_chunk, global clforge_t* clforge_partials$comma_parameters)
 {
-  local $T clforge_scratch[CLFORGE_LOCAL];
+  local clforge_t clforge_scratch[CLFORGE_LOCAL];
   clforge_stage1(clforge_first, clforge_step, clforge_count, clforge_chunk, clforge_partials,
                  clforge_scratch$comma_arguments);
 }
@@ -197,12 +201,12 @@ void $strided_name(const ulong clforge_first, const ulong clforge_step, const ul
 // ---- stage 1 with vector loads: the map is the plain load $vec_param[i] ------------------------
 // $vec_name runs when the range has step 1 and starts at a multiple of CLFORGE_VEC: group g reads
 // its chunk (a multiple of CLFORGE_LOCAL * CLFORGE_UNROLL * CLFORGE_VEC elements) as
-// $vec_type values, CLFORGE_UNROLL independent coalesced loads in flight per work-item.
-static inline void clforge_accumulate_vector($T* s, $T* c, const $vec_type v)
+// clforge_vector_t values, CLFORGE_UNROLL independent coalesced loads in flight per work-item.
+static inline void clforge_accumulate_vector(clforge_t* s, clforge_t* c, const clforge_vector_t v)
 {
 #if CLFORGE_COMPENSATED
-  $T clforge_parts[CLFORGE_VEC];
-  vstore$vec(v, 0, clforge_parts);
+  clforge_t clforge_parts[CLFORGE_VEC];
+  CLFORGE_VSTORE(CLFORGE_VEC)(v, 0, clforge_parts);
   for (uint j = 0; j < CLFORGE_VEC; ++j) clforge_accumulate(s, c, clforge_parts[j]);
 #else
   clforge_accumulate(s, c, $vec_reduce);
@@ -211,9 +215,9 @@ static inline void clforge_accumulate_vector($T* s, $T* c, const $vec_type v)
 
 // CLFORGE_UNROLL vectors CLFORGE_LOCAL apart from `from`: all loads first (in flight at once),
 // then the additions.
-static inline void clforge_accumulate_round($T* s, $T* c, global const $vec_type* from)
+static inline void clforge_accumulate_round(clforge_t* s, clforge_t* c, global const clforge_vector_t* from)
 {
-  $vec_type clforge_v[CLFORGE_UNROLL];
+  clforge_vector_t clforge_v[CLFORGE_UNROLL];
 #pragma unroll
   for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
     clforge_v[clforge_u] = from[clforge_u * CLFORGE_LOCAL];
@@ -224,17 +228,17 @@ static inline void clforge_accumulate_round($T* s, $T* c, global const $vec_type
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
 void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong clforge_chunk,
-               global $T* clforge_partials$single_parameters$comma_parameters)
+               global clforge_t* clforge_partials$single_parameters$comma_parameters)
 {
-  local $T clforge_scratch[CLFORGE_LOCAL];
+  local clforge_t clforge_scratch[CLFORGE_LOCAL];
   const ulong clforge_lid = get_local_id(0);
   const ulong clforge_group = get_group_id(0);
-  $T clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
+  clforge_t clforge_s = CLFORGE_NEUTRAL, clforge_c = CLFORGE_ZERO;
 #if CLFORGE_GRID
   // grid=1: blocks of CLFORGE_LOCAL * CLFORGE_UNROLL vectors; group g takes blocks g, g + groups,
   // ... (clforge_chunk is unused), then the vectors after the last whole block and the last
   // elements, fewer than CLFORGE_VEC, go round the work-items of all groups.
-  global const $vec_type* clforge_vectors = (global const $vec_type*)($vec_param + clforge_first);
+  global const clforge_vector_t* clforge_vectors = (global const clforge_vector_t*)($vec_param + clforge_first);
   const ulong clforge_groups = get_num_groups(0);
   const ulong clforge_nv = clforge_count / CLFORGE_VEC;
   const ulong clforge_block = CLFORGE_LOCAL * CLFORGE_UNROLL;
@@ -253,8 +257,8 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
 #else
   const ulong clforge_begin = clforge_group * clforge_chunk;
   const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
-  global const $vec_type* clforge_vectors =
-      (global const $vec_type*)($vec_param + clforge_first + clforge_begin);
+  global const clforge_vector_t* clforge_vectors =
+      (global const clforge_vector_t*)($vec_param + clforge_first + clforge_begin);
   const ulong clforge_nv = (clforge_end - clforge_begin) / CLFORGE_VEC;
   const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
   const ulong clforge_full = clforge_nv / clforge_round * clforge_round;
@@ -269,7 +273,7 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
        clforge_t < clforge_end; clforge_t += CLFORGE_LOCAL)
     clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
 #endif
-  const $T clforge_group_value =
+  const clforge_t clforge_group_value =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));
   if (clforge_lid == 0) clforge_partials[clforge_group] = clforge_group_value;
   CLFORGE_FINISH(clforge_scratch);
@@ -278,21 +282,21 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
 
 // ---- stage 2: one group reduces the partials into result[0] ------------------------------------
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
-void $final_name(const ulong clforge_count, global const $T* clforge_partials,
-                 global $T* clforge_result)
+void $final_name(const ulong clforge_count, global const clforge_t* clforge_partials,
+                 global clforge_t* clforge_result)
 {
-  local $T scratch[CLFORGE_LOCAL];
-  $T s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
+  local clforge_t scratch[CLFORGE_LOCAL];
+  clforge_t s = CLFORGE_NEUTRAL, c = CLFORGE_ZERO;
   ulong k = get_local_id(0);
   // rounds of CLFORGE_UNROLL independent loads, then the rest
   for (; k + (CLFORGE_UNROLL - 1) * CLFORGE_LOCAL < clforge_count; k += CLFORGE_LOCAL * CLFORGE_UNROLL) {
-    $T v[CLFORGE_UNROLL];
+    clforge_t v[CLFORGE_UNROLL];
 #pragma unroll
     for (uint u = 0; u < CLFORGE_UNROLL; ++u) v[u] = clforge_partials[k + u * CLFORGE_LOCAL];
 #pragma unroll
     for (uint u = 0; u < CLFORGE_UNROLL; ++u) clforge_accumulate(&s, &c, v[u]);
   }
   for (; k < clforge_count; k += CLFORGE_LOCAL) clforge_accumulate(&s, &c, clforge_partials[k]);
-  const $T total = clforge_group_reduce(scratch, clforge_total(s, c));
+  const clforge_t total = clforge_group_reduce(scratch, clforge_total(s, c));
   if (get_local_id(0) == 0) clforge_result[0] = total;
 }

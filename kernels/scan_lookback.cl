@@ -6,19 +6,8 @@
 // once (input expression, striped so reads coalesce), scans the tile in local memory, publishes
 // the tile's aggregate, looks back over its predecessors' published aggregates / inclusive
 // prefixes for its exclusive prefix, publishes its own inclusive prefix and writes each element
-// once (output statement, striped).
-//
-// Why this cannot deadlock: a group takes its tile number from an atomic counter when it starts,
-// not from get_group_id. So every tile below t was taken by a group that had already started
-// when tile t was taken, and a tile only ever waits for tiles below it. A started group is never
-// starved on the devices that run this kernel by default (GPUs keep a resident work-group running
-// until it ends; PoCL runs each work-group to its end on one worker thread), and it publishes its
-// aggregate before it waits for anyone, so every wait ends. (With get_group_id, group 1000 could
-// fill the device and spin while group 0 never gets a slot.)
-//
-// The tile states persist between calls and are never cleared: each call has a new epoch, and a
-// status counts only when it carries this call's epoch. Calls alternate between two tile
-// counters; each call zeroes the other one for the next call (the queue is in order).
+// once (output statement, striped). kernels/common.cl has the look-back protocol (tile numbers
+// from an atomic counter, so no deadlock; states of this call's epoch) and the group scan.
 #define CLFORGE_GROUP $group_size
 #define CLFORGE_ITEMS $items_per_thread
 #define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
@@ -30,23 +19,14 @@
 #define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
 #define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
 #define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
-/* blocked: a work-item reads and writes its ITEMS consecutive elements itself (no tile in local
-   memory, only the work-items' sums); VECTOR_IN/OUT: a plain load/store, done with
-   vload4/vstore4 on full tiles */
-#define CLFORGE_BLOCKED $blocked
-#define CLFORGE_VECTOR_IN $vector_in    /* input is $vector_input[i] */
-#define CLFORGE_VECTOR_OUT $vector_out  /* output is $vector_output[i] = item */
-/* VECTOR_ALIGNED: as 4-vector loads/stores through a cast instead of vload4/vstore4; the tile's
-   start is a multiple of 4 elements and a buffer argument starts at CL_DEVICE_MEM_BASE_ADDR_ALIGN
-   (at least 128 bytes), so the address is aligned */
-#define CLFORGE_VECTOR_ALIGNED $vector_aligned
+/* VECTOR_IN/OUT: the input is a plain load $vector_input[i] / the output a plain store
+   $vector_output[i] = item, done on full tiles as striped 4-vectors through pointer casts: the
+   tile's start is a multiple of 4 elements and a buffer argument starts at
+   CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 128 bytes), so the address is aligned */
+#define CLFORGE_VECTOR_IN $vector_in
+#define CLFORGE_VECTOR_OUT $vector_out
 /* local index with one pad word per 32, so a work-item's consecutive items spread over banks */
 #define CLFORGE_PAD(clforge_x) ((clforge_x) + ((clforge_x) >> 5))
-
-#define CLFORGE_STATUS_AGGREGATE 1u
-#define CLFORGE_STATUS_PREFIX 2u
-/* a published status: the call's epoch (30 bits) and AGGREGATE or PREFIX */
-#define CLFORGE_STATUS(epoch, clforge_s) (((epoch) << 2) | (clforge_s))
 
 $preamble
 
@@ -61,6 +41,13 @@ static inline clforge_t clforge_neutral(void) {
 static inline clforge_t clforge_op(clforge_t a, clforge_t b) {
   return ($scan_expr);
 }
+
+// Inclusive scan of the work-items' sums (kernels/common.cl).
+#if CLFORGE_SEGMENTED
+CLFORGE_DEFINE_GROUP_SEGMENTED_SCAN(clforge_group_scan, clforge_t, clforge_op, CLFORGE_GROUP)
+#else
+CLFORGE_DEFINE_GROUP_SCAN(clforge_group_scan, clforge_t, clforge_op, CLFORGE_GROUP)
+#endif
 
 #if CLFORGE_PACKED
 typedef union {
@@ -78,9 +65,6 @@ static inline clforge_t clforge_unpack(ulong clforge_word) {
   clforge_u.bits = (uint)clforge_word;
   return clforge_u.clforge_value;
 }
-#endif
-
-#if CLFORGE_PACKED
 #define CLFORGE_STATE_PARAMS global volatile ulong* clforge_state
 #define CLFORGE_STATE_ARGS clforge_state
 #else
@@ -92,36 +76,29 @@ static inline clforge_t clforge_unpack(ulong clforge_word) {
 
 // Publishes tile t's aggregate (AGGREGATE) or inclusive prefix (PREFIX) for this call's epoch.
 static inline void clforge_publish(CLFORGE_STATE_PARAMS, uint epoch, uint t, uint status,
-                            clforge_t value) {
+                                   clforge_t value) {
 #if CLFORGE_PACKED
-  clforge_state[t] = clforge_pack(CLFORGE_STATUS(epoch, status), value);
+  clforge_state[t] = clforge_pack(clforge_lookback_status(epoch, status), value);
 #else
-  if (status == CLFORGE_STATUS_PREFIX)
+  if (status == CLFORGE_LOOKBACK_PREFIX)
     clforge_inclusive[t] = value;
   else
     clforge_aggregate[t] = value;
-  write_mem_fence(CLK_GLOBAL_MEM_FENCE);  // the value before the status
-  clforge_status[t] = CLFORGE_STATUS(epoch, status);
+  clforge_lookback_publish_status(&clforge_status[t], epoch, status);
 #endif
 }
 
-// Waits until tile p has published in this call (a status of an earlier call, another epoch,
-// reads as "not yet"); returns AGGREGATE or PREFIX and the value in *value.
+// Waits until tile p has published in this call; returns AGGREGATE or PREFIX and the value in
+// *value.
 static inline uint clforge_wait_for(CLFORGE_STATE_PARAMS, uint epoch, uint p, clforge_t* value) {
-  uint status;
 #if CLFORGE_PACKED
-  ulong word;
-  do {
-    word = clforge_state[p];  // value and status in one 64-bit load
-    status = (uint)(word >> 32);
-  } while ((status >> 2) != epoch);
+  // the status (epoch from bit 34 of the word) and the value in one 64-bit load
+  const ulong word = clforge_lookback_wait_word(&clforge_state[p], epoch, 34);
+  const uint status = (uint)(word >> 32);
   *value = clforge_unpack(word);
 #else
-  do {
-    status = clforge_status[p];
-  } while ((status >> 2) != epoch);
-  read_mem_fence(CLK_GLOBAL_MEM_FENCE);  // the status before the value
-  *value = (status & 3u) == CLFORGE_STATUS_PREFIX ? clforge_inclusive[p] : clforge_aggregate[p];
+  const uint status = clforge_lookback_wait_status(&clforge_status[p], epoch);
+  *value = (status & 3u) == CLFORGE_LOOKBACK_PREFIX ? clforge_inclusive[p] : clforge_aggregate[p];
 #endif
   return status & 3u;
 }
@@ -134,14 +111,10 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #endif
     ) {
   const long n = (long)clforge_n;  // the snippets' n (signed, as i)
-#if !CLFORGE_BLOCKED
   local clforge_t clforge_values[CLFORGE_PAD(CLFORGE_TILE)];
-#endif
-  local clforge_t clforge_sums[2 * CLFORGE_GROUP];  // Hillis-Steele ping-pong over work-item sums
+  local clforge_t clforge_sums[2 * CLFORGE_GROUP];  // the group scan's two buffers
 #if CLFORGE_SEGMENTED
-#if !CLFORGE_BLOCKED
   local uchar clforge_heads[CLFORGE_TILE];
-#endif
   local uchar clforge_sum_heads[2 * CLFORGE_GROUP];
 #endif
   local uint clforge_tile_slot[2];  // this round's tile and the next one's
@@ -155,10 +128,8 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 
   const uint clforge_lid = get_local_id(0);
   const uint clforge_tiles = (uint)((clforge_n + CLFORGE_TILE - 1) / CLFORGE_TILE);
-  if (clforge_lid == 0) {
-    clforge_tile_slot[0] = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
-    if (get_group_id(0) == 0) clforge_counters[(clforge_epoch & 1u) ^ 1u] = 0;
-  }
+  if (clforge_lid == 0)
+    clforge_tile_slot[0] = clforge_lookback_first_tile(clforge_counters, clforge_epoch);
   barrier(CLK_LOCAL_MEM_FENCE);
 #if CLFORGE_HAS_LAST_ITEM
   const clforge_t last_item = clforge_total[0];
@@ -175,7 +146,8 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];
   if (clforge_tile >= clforge_tiles) break;  // the same for every work-item of the group
   if (clforge_lid == 0)
-    clforge_tile_slot[(clforge_round & 1u) ^ 1u] = atomic_inc(&clforge_counters[clforge_epoch & 1u]);
+    clforge_tile_slot[(clforge_round & 1u) ^ 1u] =
+        clforge_lookback_next_tile(clforge_counters, clforge_epoch);
 #else
   {
   const uint clforge_tile = clforge_tile_slot[0];
@@ -185,70 +157,9 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   // Every tile but the last is full: one test per tile instead of one per element.
   const int clforge_full = clforge_base + CLFORGE_TILE <= clforge_n;
 
-#if CLFORGE_BLOCKED
-  // 1-2. Blocked: each work-item reads its ITEMS consecutive elements x = lid * ITEMS + j
-  // itself and scans them in registers.
-  const uint clforge_first = clforge_lid * CLFORGE_ITEMS;
-  clforge_t clforge_v[CLFORGE_ITEMS];
-#if CLFORGE_SEGMENTED
-  uchar clforge_hd[CLFORGE_ITEMS];
-#endif
-#if CLFORGE_VECTOR_IN
-  if (clforge_full) {
-    global const clforge_t* clforge_from = $vector_input + clforge_base + clforge_first;
-#pragma unroll
-    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
-#if CLFORGE_VECTOR_ALIGNED
-      const clforge_t4 clforge_q = *(global const clforge_t4*)(clforge_from + clforge_j);
-#else
-      const clforge_t4 clforge_q = vload4(0, clforge_from + clforge_j);
-#endif
-      clforge_v[clforge_j] = clforge_q.s0;
-      clforge_v[clforge_j + 1] = clforge_q.s1;
-      clforge_v[clforge_j + 2] = clforge_q.s2;
-      clforge_v[clforge_j + 3] = clforge_q.s3;
-    }
-  } else
-#endif
-  {
-#pragma unroll
-    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-      const ulong clforge_i = clforge_base + clforge_first + clforge_j;
-      const long i = (long)clforge_i;
-      clforge_t clforge_value = clforge_neutral();
-#if CLFORGE_SEGMENTED
-      uchar clforge_head = 0;
-#endif
-      if (clforge_full || clforge_i < clforge_n) {
-        clforge_value = ($input_expr);
-#if CLFORGE_SEGMENTED
-        clforge_head = ($is_segment_start) ? 1 : 0;
-#endif
-      }
-      clforge_v[clforge_j] = clforge_value;
-#if CLFORGE_SEGMENTED
-      clforge_hd[clforge_j] = clforge_head;
-#endif
-    }
-  }
-  clforge_t clforge_acc = clforge_v[0];
-#if CLFORGE_SEGMENTED
-  uchar clforge_seen = clforge_hd[0];
-#endif
-#pragma unroll
-  for (uint clforge_j = 1; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-#if CLFORGE_SEGMENTED
-    clforge_acc = clforge_hd[clforge_j] ? clforge_v[clforge_j] : clforge_op(clforge_acc, clforge_v[clforge_j]);
-    clforge_seen |= clforge_hd[clforge_j];
-#else
-    clforge_acc = clforge_op(clforge_acc, clforge_v[clforge_j]);
-#endif
-    clforge_v[clforge_j] = clforge_acc;
-  }
-#else
-  // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced). VECTOR_IN (striped
-  // vectors, "s"): full tiles as 4-vectors, vector x4 = j * GROUP + lid holding items 4 * x4 ..
-  // 4 * x4 + 3 (16-byte loads for 4-byte types; with the pad, a warp's stores hit 32 banks).
+  // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced). VECTOR_IN: full tiles as
+  // 4-vectors, vector x4 = j * GROUP + lid holding items 4 * x4 .. 4 * x4 + 3 (16-byte loads
+  // for 4-byte types; with the pad, a warp's stores hit 32 banks).
 #if CLFORGE_VECTOR_IN
   if (clforge_full) {
     global const clforge_t4* clforge_from = (global const clforge_t4*)($vector_input + clforge_base);
@@ -313,31 +224,14 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #endif
     CLFORGE_V(clforge_j) = clforge_acc;
   }
-#endif
-  clforge_sums[clforge_lid] = clforge_acc;
-#if CLFORGE_SEGMENTED
-  clforge_sum_heads[clforge_lid] = clforge_seen;
-#endif
-  barrier(CLK_LOCAL_MEM_FENCE);
 
-  // 3. Inclusive scan of the work-items' sums (Hillis-Steele, ping-pong buffers).
-  uint clforge_src = 0;
-  for (uint clforge_offset = 1; clforge_offset < CLFORGE_GROUP; clforge_offset <<= 1) {
-    clforge_t clforge_s = clforge_sums[clforge_src + clforge_lid];
+  // 3. Inclusive scan of the work-items' sums.
 #if CLFORGE_SEGMENTED
-    uchar clforge_h = clforge_sum_heads[clforge_src + clforge_lid];
-    if (clforge_lid >= clforge_offset) {
-      if (!clforge_h) clforge_s = clforge_op(clforge_sums[clforge_src + clforge_lid - clforge_offset], clforge_s);
-      clforge_h |= clforge_sum_heads[clforge_src + clforge_lid - clforge_offset];
-    }
-    clforge_sum_heads[CLFORGE_GROUP - clforge_src + clforge_lid] = clforge_h;
+  const uint clforge_src =
+      clforge_group_scan(clforge_sums, clforge_sum_heads, clforge_lid, clforge_acc, clforge_seen);
 #else
-    if (clforge_lid >= clforge_offset) clforge_s = clforge_op(clforge_sums[clforge_src + clforge_lid - clforge_offset], clforge_s);
+  const uint clforge_src = clforge_group_scan(clforge_sums, clforge_lid, clforge_acc);
 #endif
-    clforge_sums[CLFORGE_GROUP - clforge_src + clforge_lid] = clforge_s;
-    clforge_src = CLFORGE_GROUP - clforge_src;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
 
   // 4. Publish the tile's aggregate, then look back for the exclusive prefix.
   const clforge_t clforge_tile_sum = clforge_sums[clforge_src + CLFORGE_GROUP - 1];
@@ -350,7 +244,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #endif
   if (clforge_lid == 0) {
     clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile,
-                    clforge_independent ? CLFORGE_STATUS_PREFIX : CLFORGE_STATUS_AGGREGATE,
+                    clforge_independent ? CLFORGE_LOOKBACK_PREFIX : CLFORGE_LOOKBACK_AGGREGATE,
                     clforge_tile_sum);
     clforge_tile_prefix = clforge_neutral();
   }
@@ -364,11 +258,11 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
       const uint clforge_status_of_p =
           clforge_wait_for(CLFORGE_STATE_ARGS, clforge_epoch, clforge_p, &clforge_published);
       clforge_prefix = clforge_op(clforge_published, clforge_prefix);
-      if (clforge_status_of_p == CLFORGE_STATUS_PREFIX) break;
+      if (clforge_status_of_p == CLFORGE_LOOKBACK_PREFIX) break;
     }
     clforge_tile_prefix = clforge_prefix;
     if (!clforge_independent)
-      clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_STATUS_PREFIX,
+      clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_LOOKBACK_PREFIX,
                       clforge_op(clforge_prefix, clforge_tile_sum));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -401,7 +295,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
       for (uint clforge_k = 0; clforge_k < CLFORGE_WINDOW; ++clforge_k) {
         const clforge_t clforge_folded = clforge_op(clforge_window_value[clforge_k], clforge_prefix);
         clforge_prefix = clforge_done ? clforge_prefix : clforge_folded;
-        clforge_done = clforge_done || clforge_window_status[clforge_k] == CLFORGE_STATUS_PREFIX;
+        clforge_done = clforge_done || clforge_window_status[clforge_k] == CLFORGE_LOOKBACK_PREFIX;
       }
       clforge_tile_prefix = clforge_prefix;
       clforge_window_end -= CLFORGE_WINDOW;
@@ -410,74 +304,10 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (clforge_lid == 0 && !clforge_independent)
-    clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_STATUS_PREFIX,
+    clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile, CLFORGE_LOOKBACK_PREFIX,
                     clforge_op(clforge_tile_prefix, clforge_tile_sum));
 #endif
 
-#if CLFORGE_BLOCKED
-  // 5-6. Blocked: final values in registers (tile prefix, then the work-items before, then own
-  // items), written by the work-item itself. `before` is the final value of item first - 1
-  // (the tile prefix for work-item 0), so it is item 0's prev_item.
-  {
-    clforge_t clforge_before = clforge_lid == 0 ? clforge_neutral() : clforge_sums[clforge_src + clforge_lid - 1];
-#if CLFORGE_SEGMENTED
-    const uchar clforge_before_head = clforge_lid == 0 ? 0 : clforge_sum_heads[clforge_src + clforge_lid - 1];
-    if (!clforge_before_head) clforge_before = clforge_op(clforge_tile_prefix, clforge_before);
-    uchar clforge_open = 1;
-#pragma unroll
-    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-      clforge_open = clforge_open && !clforge_hd[clforge_j];
-      if (clforge_open) clforge_v[clforge_j] = clforge_op(clforge_before, clforge_v[clforge_j]);
-    }
-#else
-    clforge_before = clforge_op(clforge_tile_prefix, clforge_before);
-#pragma unroll
-    for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j)
-      clforge_v[clforge_j] = clforge_op(clforge_before, clforge_v[clforge_j]);
-#endif
-#if CLFORGE_VECTOR_OUT
-    if (clforge_full) {
-      global clforge_t* clforge_to = $vector_output + clforge_base + clforge_first;
-#pragma unroll
-      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; clforge_j += 4) {
-        const clforge_t4 clforge_q = (clforge_t4)(clforge_v[clforge_j], clforge_v[clforge_j + 1],
-                                                  clforge_v[clforge_j + 2], clforge_v[clforge_j + 3]);
-#if CLFORGE_VECTOR_ALIGNED
-        *(global clforge_t4*)(clforge_to + clforge_j) = clforge_q;
-#else
-        vstore4(clforge_q, 0, clforge_to + clforge_j);
-#endif
-      }
-    } else
-#endif
-    {
-#pragma unroll
-      for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS; ++clforge_j) {
-        const ulong clforge_i = clforge_base + clforge_first + clforge_j;
-        const long i = (long)clforge_i;
-        if (clforge_full || clforge_i < clforge_n) {
-          const clforge_t clforge_inclusive_item = clforge_v[clforge_j];
-#if CLFORGE_TOTAL_ONLY
-          if (clforge_i == clforge_n - 1) clforge_total[0] = clforge_inclusive_item;
-#else
-          clforge_t prev_item = clforge_j == 0 ? clforge_before : clforge_v[clforge_j > 0 ? clforge_j - 1 : 0];
-#if CLFORGE_SEGMENTED
-          if (clforge_hd[clforge_j]) prev_item = clforge_neutral();
-#endif
-#if CLFORGE_INCLUSIVE
-          const clforge_t item = clforge_inclusive_item;
-#else
-          const clforge_t item = prev_item;
-#endif
-          {
-            $output_statement;
-          }
-#endif
-        }
-      }
-    }
-  }
-#else
   // 5. Final values into local memory: tile prefix, then the work-items before, then own items.
   {
     clforge_t clforge_before = clforge_lid == 0 ? clforge_neutral() : clforge_sums[clforge_src + clforge_lid - 1];
@@ -544,7 +374,6 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
     }
   }
   }
-#endif
 #if CLFORGE_PERSISTENT
   barrier(CLK_LOCAL_MEM_FENCE);  // the next round rewrites local memory
 #endif

@@ -45,12 +45,11 @@
 #define CLFORGE_ITEMS 16
 #endif
 
+#define CLFORGE_ADD(a, b) ((a) + (b))
 #define CLFORGE_RADIX_BITS 8
 #define CLFORGE_RADIX 256
 #define CLFORGE_MAX_PASSES (CLFORGE_KEY_SIZE)  // 8-bit digits: one pass per byte at most
 
-#define CLFORGE_CAT_(a, b) a##b
-#define CLFORGE_CAT(a, b) CLFORGE_CAT_(a, b)
 #define CLFORGE_AS_UKEY(x) CLFORGE_CAT(as_, CLFORGE_UKEY_T)(x)
 #define CLFORGE_SIGN_BIT ((CLFORGE_UKEY_T)1 << (CLFORGE_KEY_SIZE * 8 - 1))
 
@@ -127,14 +126,17 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
   }
 }
 
-// Tile status words, one per (tile, digit): epoch (24 bits) | flag (2) | count (38). A word of
-// another epoch (an earlier launch, or a cleared buffer: epoch 0) reads as "not published yet",
-// so the buffer is cleared only when it is new or the epochs wrap.
+// Tile status words, one per (tile, digit): epoch (24 bits) | flag (2) | count (38), the flag
+// CLFORGE_LOOKBACK_AGGREGATE (the tile's own count of the digit) or CLFORGE_LOOKBACK_PREFIX (the
+// count in this tile and every tile before it). The look-back protocol: kernels/common.cl.
 #define CLFORGE_COUNT_BITS 38
-#define CLFORGE_FLAG_AGGREGATE 1ul  // the tile's own count of the digit
-#define CLFORGE_FLAG_PREFIX 2ul     // the count in this tile and every tile before it
-#define CLFORGE_STATUS(epoch, flag, count) \
-  (((ulong)(epoch) << 40) | ((flag) << CLFORGE_COUNT_BITS) | (ulong)(count))
+#define CLFORGE_EPOCH_SHIFT 40
+#define CLFORGE_STATUS(epoch, flag, count)                                          \
+  (((ulong)(epoch) << CLFORGE_EPOCH_SHIFT) | ((ulong)(flag) << CLFORGE_COUNT_BITS) | \
+   (ulong)(count))
+
+// Exclusive scan of the work-items' digit sums (kernels/common.cl).
+CLFORGE_DEFINE_GROUP_SCAN(clforge_sort_group_scan, uint, CLFORGE_ADD, CLFORGE_GROUP)
 
 #define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
 #define CLFORGE_DIGITS_PER_ITEM (CLFORGE_RADIX / CLFORGE_GROUP)
@@ -180,7 +182,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   local uint tile_count[CLFORGE_RADIX];            // keys of each digit in this tile
   local uint digit_start[CLFORGE_RADIX];           // where they start within the sorted tile
   local ulong digit_offset[CLFORGE_RADIX];         // output position of tile position 0 of d
-  local uint partial[2 * CLFORGE_GROUP];           // Hillis-Steele ping-pong
+  local uint partial[2 * CLFORGE_GROUP];           // the group scan's two buffers
   local uint tile_slot;
   local ushort* matrix = (local ushort*)area;
   local CLFORGE_KEY_T* stage_keys = (local CLFORGE_KEY_T*)area;
@@ -190,11 +192,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 #endif
 
   const uint lid = get_local_id(0);
-  if (lid == 0) {
-    tile_slot = atomic_inc(&counters[epoch & 1u]);
-    // The next launch uses the other counter; this one is the first to run that can clear it.
-    if (get_group_id(0) == 0) counters[(epoch & 1u) ^ 1u] = 0;
-  }
+  if (lid == 0) tile_slot = clforge_lookback_first_tile(counters, epoch);
   for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -231,17 +229,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
     my_sum += s;
   }
   // Exclusive scan of the work-items' digit sums: where each work-item's first digit starts.
-  partial[lid] = my_sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint from = 0;
-  for (uint offset = 1; offset < CLFORGE_GROUP; offset <<= 1) {
-    const uint to = from ^ CLFORGE_GROUP;
-    uint v = partial[from + lid];
-    if (lid >= offset) v += partial[from + lid - offset];
-    partial[to + lid] = v;
-    from = to;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
+  const uint from = clforge_sort_group_scan(partial, lid, my_sum);
   uint running = partial[from + lid] - my_sum;
   for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
     const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
@@ -258,21 +246,20 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   global volatile ulong* my_status = status + (ulong)tile * CLFORGE_RADIX;
   for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
     const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
-    my_status[d] = CLFORGE_STATUS(epoch, tile == 0 ? CLFORGE_FLAG_PREFIX : CLFORGE_FLAG_AGGREGATE,
-                                  tile_count[d]);
+    my_status[d] = CLFORGE_STATUS(
+        epoch, tile == 0 ? CLFORGE_LOOKBACK_PREFIX : CLFORGE_LOOKBACK_AGGREGATE, tile_count[d]);
   }
   for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
     const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
     ulong prefix = 0;
     for (uint p = tile; p > 0; --p) {
-      ulong word;
-      do {
-        word = status[(ulong)(p - 1) * CLFORGE_RADIX + d];
-      } while ((uint)(word >> 40) != epoch);
+      const ulong word = clforge_lookback_wait_word(&status[(ulong)(p - 1) * CLFORGE_RADIX + d],
+                                                    epoch, CLFORGE_EPOCH_SHIFT);
       prefix += word & ((1ul << CLFORGE_COUNT_BITS) - 1ul);
-      if (((word >> CLFORGE_COUNT_BITS) & 3ul) == CLFORGE_FLAG_PREFIX) break;
+      if (((word >> CLFORGE_COUNT_BITS) & 3ul) == CLFORGE_LOOKBACK_PREFIX) break;
     }
-    if (tile > 0) my_status[d] = CLFORGE_STATUS(epoch, CLFORGE_FLAG_PREFIX, prefix + tile_count[d]);
+    if (tile > 0)
+      my_status[d] = CLFORGE_STATUS(epoch, CLFORGE_LOOKBACK_PREFIX, prefix + tile_count[d]);
     const ulong base = bases[bases_in_at + d];
     digit_offset[d] = base + prefix - digit_start[d];
     if (tile == tiles - 1) bases[bases_out_at + d] = base + prefix + tile_count[d];

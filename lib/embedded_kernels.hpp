@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The table generated at build time from kernels/*.cl (cmake/embed_kernels.cmake).
+// The table generated at build time from kernels/*.cl (cmake/embed_kernels.cmake); every file
+// but common.cl has common.cl in front.
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 
 #include <clforge/clforge.hpp>
 
+#include "expect_error.hpp"
 #include "shared_device.hpp"
 
 namespace cf = clforge;
@@ -572,10 +573,9 @@ TEST(scan, lookback_windows_packed_unpacked_and_segmented) {
   }
 }
 
-TEST(scan, lookback_blocked_layouts) {
-  // b: blocked (each work-item reads and writes its own consecutive items); v: blocked with
-  // vload4/vstore4 for a plain load/store of full tiles (scalar path for partial tiles); a: v
-  // with pointer casts; s: striped through local memory, with full tiles as striped 4-vectors.
+TEST(scan, lookback_layouts) {
+  // s: striped through local memory, with a plain load/store of full tiles as striped
+  // 4-vectors (scalar path for partial tiles and other snippets); no letter: striped.
   auto host = random_ints(30'011, 71);
   auto x = cf::array<cl_int>::from_host(q(), host);
   std::vector<cl_uchar> flags(host.size());
@@ -584,17 +584,15 @@ TEST(scan, lookback_blocked_layouts) {
   flags[5] = 1;
   auto d_flags = cf::array<cl_uchar>::from_host(q(), flags);
   for (const std::string spec :
-       {"8x64v", "8x32w8ap2", "3x32b", "6x16vp1", "4x32a", "8x64s", "12x16w4s", "6x16s"}) {
+       {"8x64", "8x32w8p2", "3x32", "6x16sp1", "4x32s", "8x64s", "12x16w4s", "6x16s"}) {
     SCOPED_TRACE(spec);
-    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "blocked");
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "layouts");
     o.tile(spec);
     cf::scan_kernel<cl_int> inc(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
                                 "y[i] = item", cf::scan_kind::inclusive, o);
-    const bool vector = o.lookback_blocked >= 2 && o.items_per_thread % 4 == 0;
+    const bool vector =
+        o.lookback_layout == cf::scan_layout::striped_vector && o.items_per_thread % 4 == 0;
     EXPECT_EQ(inc.source().find("#define CLFORGE_VECTOR_OUT 1") != std::string::npos, vector);
-    EXPECT_NE(inc.source().find(o.lookback_blocked == 4 ? "#define CLFORGE_BLOCKED 0"
-                                                        : "#define CLFORGE_BLOCKED 1"),
-              std::string::npos);
     const std::size_t tile = inc.tile_size();
     for (std::size_t n :
          {std::size_t(1), tile - 1, tile, tile + 1, std::size_t(7919), host.size()}) {
@@ -605,7 +603,7 @@ TEST(scan, lookback_blocked_layouts) {
       EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, std::plus<cl_int>())), -1)
           << "n=" << n;
     }
-    if (spec != "8x64v" && spec != "3x32b" && spec != "8x64s")
+    if (spec != "8x64" && spec != "3x32" && spec != "8x64s")
       continue;  // each kernel: a compile on PoCL
     const std::size_t n = host.size();
     cf::array<cl_int> y(q(), n);
@@ -652,12 +650,21 @@ TEST(scan, lookback_blocked_layouts) {
     }
     EXPECT_EQ(bad, -1);
   }
-  EXPECT_EQ(cf::scan_options().tile("40x256w32v").lookback_blocked, 2);
-  EXPECT_EQ(cf::scan_options().tile("40x256bp4").lookback_blocked, 1);
-  EXPECT_EQ(cf::scan_options().tile("32x256a").lookback_blocked, 3);
-  EXPECT_EQ(cf::scan_options().tile("32x256w32s").lookback_blocked, 4);
-  EXPECT_EQ(cf::scan_options().tile("40x256w32").lookback_blocked, 0);
-  EXPECT_THROW(cf::scan_options().tile("40x256vb"), cf::error);
+  EXPECT_EQ(cf::scan_options().tile("32x256w32s").lookback_layout, cf::scan_layout::striped_vector);
+  EXPECT_EQ(cf::scan_options().tile("40x256w32").lookback_layout, cf::scan_layout::striped);
+  EXPECT_EQ(cf::scan_options().tile("40x256sp4").lookback_groups_per_cu, 4u);
+  // The blocked layouts b, v and a were removed: a clear error naming the valid ones.
+  for (const char* removed : {"40x256w32v", "40x256bp4", "32x256a"})
+    EXPECT_CLFORGE_ERROR(cf::scan_options().tile(removed),
+                         {removed, "no layout", "s: striped with 4-vector", "none: striped"});
+  EXPECT_THROW(cf::scan_options().tile("40x256sb"), cf::error);
+  // A value outside the enum is an error too, not a silently chosen layout.
+  cf::scan_options bad = options_for(cf::scan_algorithm::lookback, "bad_layout");
+  bad.lookback_layout = static_cast<cf::scan_layout>(7);
+  EXPECT_CLFORGE_ERROR(
+      cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::inclusive, bad),
+      {"lookback_layout", "striped_vector"});
 }
 
 TEST(scan, reduce_then_scan_lanes_and_chunks) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <clforge/clforge.hpp>
+#include <clforge/detail/codegen.hpp>
 
 #include "expect_error.hpp"
 #include "shared_device.hpp"
@@ -288,4 +289,31 @@ TEST(template_inputs, pointers_without_an_address_space_are_global) {
   EXPECT_EQ(params[0].address_space, "global");
   EXPECT_EQ(params[1].address_space, "global");
   EXPECT_TRUE(params[1].is_const);
+}
+
+TEST(template_inputs, common_device_code_leads_every_builtin_kernel) {
+  // kernels/common.cl is put in front of every other kernel file when they are embedded, once
+  // (its include guard keeps it whole where a program pastes several files together).
+  const std::string common(cf::detail::embedded_kernel("common"));
+  ASSERT_NE(common.find("#ifndef CLFORGE_COMMON_CL"), std::string::npos);
+  EXPECT_NE(common.find("CLFORGE_DEFINE_GROUP_SCAN"), std::string::npos);
+  EXPECT_NE(common.find("clforge_lookback_wait_word"), std::string::npos);
+  for (const char* name : {"elementwise", "reduction", "scan_lookback", "scan_rts", "polygon_mask",
+                           "sort", "sort_key", "histogram", "gather", "complex", "philox"}) {
+    SCOPED_TRACE(name);
+    const std::string text(cf::detail::embedded_kernel(name));
+    EXPECT_EQ(text.substr(0, common.size()), common);
+    EXPECT_EQ(text.find("#ifndef CLFORGE_COMMON_CL", common.size()), std::string::npos);
+  }
+  // A built template carries it, and uses it: the reduction's group reduce and the scan's
+  // group scan come from common.cl.
+  cf::reduction_options gpu_shape;
+  gpu_shape.shape = cf::kernel_shape::gpu();
+  cf::reduction_kernel<float> sum(ctx(), "global const float* x", "x[i]", "a + b", "0.0f",
+                                  gpu_shape);
+  EXPECT_NE(sum.source().find("CLFORGE_DEFINE_GROUP_REDUCE(clforge_group_reduce"),
+            std::string::npos);
+  const std::size_t n = 1000;
+  auto x = cf::array<float>::from_host(q(), std::vector<float>(n, 0.5f));
+  EXPECT_FLOAT_EQ(sum(q(), x), 0.5f * n);
 }

@@ -47,12 +47,12 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// scan_options::tile specs: "ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU]", e.g. "40x256",
-// "40x256w32lp8", "32x256w32v", "32x256w32s".
+// scan_options::tile specs: "ITEMSxGROUP[wWINDOW][l][s][pGROUPS_PER_CU]", e.g. "40x256",
+// "40x256w32lp8", "32x256w32s".
 struct env_tile {
   std::size_t items = 0, group = 0, window = 0, groups_per_cu = 0;
   bool in_local = false;
-  int blocked = 0;  // 1: b, 2: v, 3: a, 4: s
+  bool vector = false;  // s: scan_layout::striped_vector
 };
 void tile_from_string(const std::string& v, env_tile& t, const char* where) {
   auto bad = [&](const std::string& why) {
@@ -60,7 +60,7 @@ void tile_from_string(const std::string& v, env_tile& t, const char* where) {
                 "\": " + why);
   };
   auto grammar = [&] {
-    bad("expected ITEMSxGROUP[wWINDOW][l][b|v|a|s][pGROUPS_PER_CU], e.g. 40x256, 40x256w32lp8 "
+    bad("expected ITEMSxGROUP[wWINDOW][l][s][pGROUPS_PER_CU], e.g. 40x256, 40x256w32lp8 "
         "or 32x256w32s");
   };
   std::size_t pos = 0;
@@ -84,10 +84,12 @@ void tile_from_string(const std::string& v, env_tile& t, const char* where) {
   t.group = number("group", kMaxGroupSize);
   if (pos < v.size() && v[pos] == 'w') ++pos, t.window = number("window", kMaxScanWindow);
   if (pos < v.size() && v[pos] == 'l') ++pos, t.in_local = true;
-  if (pos < v.size()) {
-    const std::size_t layout = std::string("bvas").find(v[pos]);
-    if (layout != std::string::npos) ++pos, t.blocked = static_cast<int>(layout) + 1;
-  }
+  if (pos < v.size() && v[pos] == 's') ++pos, t.vector = true;
+  // The blocked layouts b, v and a lost to the striped ones on every device measured and were
+  // removed.
+  if (pos < v.size() && std::string("bva").find(v[pos]) != std::string::npos)
+    bad(std::string("there is no layout '") + v[pos] +
+        "' (the layouts are s: striped with 4-vector loads and stores, or none: striped)");
   if (pos < v.size() && v[pos] == 'p')
     ++pos, t.groups_per_cu = number("groups_per_cu", kMaxGroupsPerCu);
   if (pos != v.size()) grammar();
@@ -112,13 +114,11 @@ struct scan_engine {
   scan_kind kind = scan_kind::inclusive;
   scan_algorithm algorithm = scan_algorithm::automatic;
   bool segmented = false, uses_last_item = false, packed = false;
-  std::size_t items = 0, group = 0;  // look-back tile shape
-  std::size_t window = 1;            // look-back work-items
-  bool in_registers = true;          // a work-item's items between its passes
-  std::size_t groups_per_cu = 0;     // look-back: 0 one group per tile, else persistent
-  // look-back layout: 0 striped through local memory, 1 blocked, 2 blocked + vload4, 3 blocked +
-  // 4-vector casts, 4 striped through local memory with 4-vector casts
-  int blocked = 0;
+  std::size_t items = 0, group = 0;             // look-back tile shape
+  std::size_t window = 1;                       // look-back work-items
+  bool in_registers = true;                     // a work-item's items between its passes
+  std::size_t groups_per_cu = 0;                // look-back: 0 one group per tile, else persistent
+  scan_layout layout = scan_layout::striped;    // look-back
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
@@ -160,9 +160,8 @@ std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::s
   const std::size_t tile = items * group;
   // values (padded), work-item sums (ping-pong), tile prefix, look-back window, small scalars
   std::size_t bytes = 2 * group * e.type.size + e.type.size + e.window * (e.type.size + 4) + 64;
-  const bool tile_in_local = e.blocked == 0 || e.blocked == 4;
-  if (tile_in_local) bytes += (tile + tile / 32) * e.type.size;
-  if (e.segmented) bytes += (tile_in_local ? tile : 0) + 2 * group;
+  bytes += (tile + tile / 32) * e.type.size;
+  if (e.segmented) bytes += tile + 2 * group;
   return bytes;
 }
 
@@ -176,11 +175,11 @@ void choose_tile(scan_engine& e, const scan_options& options, const scan_policy&
       options.lookback_groups_per_cu ? options.lookback_groups_per_cu : policy.groups_per_cu;
   e.in_registers =
       options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0 : policy.in_registers;
-  e.blocked =
-      options.lookback_blocked >= 0 ? options.lookback_blocked : static_cast<int>(policy.layout);
-  if (e.blocked < 0 || e.blocked > 4)
-    throw error(e.who + ": lookback_blocked must be from -1 to 4, not " +
-                std::to_string(e.blocked));
+  e.layout =
+      options.lookback_layout != scan_layout::automatic ? options.lookback_layout : policy.layout;
+  if (e.layout != scan_layout::striped && e.layout != scan_layout::striped_vector)
+    throw error(e.who + ": lookback_layout must be automatic, striped or striped_vector, not " +
+                std::to_string(static_cast<int>(e.layout)));
   if (!items)
     items = policy.items
                 ? policy.items
@@ -297,11 +296,10 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["items_per_thread"] = std::to_string(e->items);
     values["lookback_window"] = std::to_string(e->window);
     values["persistent"] = e->groups_per_cu ? "1" : "0";
-    values["blocked"] = e->blocked >= 1 && e->blocked <= 3 ? "1" : "0";
-    // v: a plain load NAME[i] / store NAME[i] = item of a global array of the value type moves
-    // whole tiles with vload4/vstore4 (other snippets, partial tiles: the scalar path).
-    const bool vector =
-        e->blocked >= 2 && e->items % 4 == 0 && !e->segmented && is_vector_scalar(type.name);
+    // striped_vector: a plain load NAME[i] / store NAME[i] = item of a global array of the value
+    // type moves whole tiles as 4-vectors (other snippets, partial tiles: the scalar path).
+    const bool vector = e->layout == scan_layout::striped_vector && e->items % 4 == 0 &&
+                        !e->segmented && is_vector_scalar(type.name);
     const std::string in_array = vector ? plain_array(*e, input_expr, type.name) : "";
     const std::string out_array =
         vector && kind == scan_kind::inclusive ? plain_array(*e, output_stmt, type.name, true) : "";
@@ -311,7 +309,6 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["vector_out"] = out_array.empty() ? "0" : "1";
     values["vector_output"] = out_array.empty() ? "clforge_unused" : out_array;
     values["vector_type"] = type.name + "4";
-    values["vector_aligned"] = e->blocked >= 3 ? "1" : "0";
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";
@@ -524,7 +521,7 @@ scan_options& scan_options::tile(const std::string& spec) {
   lookback_window = t.window;
   lookback_in_registers = t.in_local ? 0 : 1;
   lookback_groups_per_cu = t.groups_per_cu;
-  lookback_blocked = t.blocked;
+  lookback_layout = t.vector ? scan_layout::striped_vector : scan_layout::striped;
   return *this;
 }
 

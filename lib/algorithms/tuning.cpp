@@ -124,11 +124,7 @@ const std::vector<key<reduce_policy>>& reduce_keys() {
 constexpr std::pair<const char*, scan_algorithm> kAlgorithms[] = {
     {"lookback", scan_algorithm::lookback}, {"reduce_then_scan", scan_algorithm::reduce_then_scan}};
 constexpr std::pair<const char*, scan_layout> kLayouts[] = {
-    {"striped", scan_layout::striped},
-    {"blocked", scan_layout::blocked},
-    {"blocked_vload", scan_layout::blocked_vload},
-    {"blocked_aligned", scan_layout::blocked_aligned},
-    {"striped_vector", scan_layout::striped_vector}};
+    {"striped", scan_layout::striped}, {"striped_vector", scan_layout::striped_vector}};
 
 const std::vector<key<scan_policy>>& scan_keys() {
   static const std::vector<key<scan_policy>> keys = {
@@ -138,8 +134,7 @@ const std::vector<key<scan_policy>>& scan_keys() {
       number("max_items", "1 to 64", &scan_policy::max_items, 1, 64),
       number("group", "1 to 4096", &scan_policy::group, 1, kMaxGroupSize),
       number("window", "1 to 1024", &scan_policy::window, 1, 1024),
-      choice("layout", "striped|blocked|blocked_vload|blocked_aligned|striped_vector",
-             &scan_policy::layout, kLayouts),
+      choice("layout", "striped|striped_vector", &scan_policy::layout, kLayouts),
       flag("registers", &scan_policy::in_registers),
       number("groups_per_cu", "0 to 1024", &scan_policy::groups_per_cu, 0, kMaxGroupsPerCu),
       number("granularity", "1 to 16777216", &scan_policy::granularity, 1, 1u << 24),

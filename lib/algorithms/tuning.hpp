@@ -33,14 +33,6 @@ struct reduce_policy {
   bool single_launch = false;   // step 1: the last group reduces the partials (one launch)
 };
 
-enum class scan_layout {
-  striped,          // the tile through local memory, reads and writes striped
-  blocked,          // each work-item reads and writes its own consecutive items
-  blocked_vload,    // blocked, plain load/store of full tiles with vload4/vstore4
-  blocked_aligned,  // blocked_vload through aligned 4-vector pointer casts
-  striped_vector,   // striped, plain load/store of full tiles as aligned 4-vectors
-};
-
 struct scan_policy {
   scan_algorithm algorithm = scan_algorithm::lookback;
   // look-back
@@ -48,8 +40,8 @@ struct scan_policy {
   std::size_t item_bytes = 128;
   std::size_t max_items = 32;
   std::size_t group = 256;
-  std::size_t window = 32;  // work-items reading predecessors at once
-  scan_layout layout = scan_layout::striped;
+  std::size_t window = 32;                    // work-items reading predecessors at once
+  scan_layout layout = scan_layout::striped;  // never automatic
   bool in_registers = true;       // a work-item's items in registers between its two passes
   std::size_t groups_per_cu = 0;  // 0: one group per tile, else persistent groups
   // reduce-then-scan

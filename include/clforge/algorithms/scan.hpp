@@ -47,6 +47,14 @@ enum class scan_kind { inclusive, exclusive };
 
 enum class scan_algorithm { automatic, lookback, reduce_then_scan };
 
+/// How a look-back tile moves between global memory and local memory.
+enum class scan_layout {
+  automatic,       ///< the tuned layout (the tuning key "layout")
+  striped,         ///< element by element, work-item k taking items k, k + group, ... (coalesced)
+  striped_vector,  ///< as striped, and a plain load "x[i]" / store "y[i] = item" of a full tile
+                   ///< as striped aligned 4-vectors
+};
+
 /// Options of a scan_kernel: algorithm, tile and segment settings.
 struct CLFORGE_API scan_options {
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
@@ -77,15 +85,10 @@ struct CLFORGE_API scan_options {
   /// Look-back: 0 launches one work-group per tile; N launches N groups per compute unit that
   /// loop over tiles, taking the next tile while working on one.
   std::size_t lookback_groups_per_cu = 0;
-  /// Look-back: 0 stages the tile through local memory (reads and writes striped); 1 blocked:
-  /// each work-item reads and writes its own consecutive items (only the work-items' sums in
-  /// local memory, so more groups per compute unit); 2 blocked, and a plain load "x[i]" / store
-  /// "y[i] = item" of full tiles with vload4/vstore4; 3 as 2 with aligned 4-vector accesses through
-  /// pointer casts; 4 striped through local memory as 0, with a plain load / store of full tiles
-  /// as striped aligned 4-vectors. -1: tuned (the tuning key "layout").
-  int lookback_blocked = -1;
-  /// Sets the look-back fields above from a spec "ITEMSxGROUP[wWINDOW][l][b|v|a|s][pN]" (l:
-  /// items in local memory; b, v, a, s: lookback_blocked 1 to 4; pN: N groups per compute
+  /// Look-back: how a tile is read and written (automatic: tuned).
+  scan_layout lookback_layout = scan_layout::automatic;
+  /// Sets the look-back fields above from a spec "ITEMSxGROUP[wWINDOW][l][s][pN]" (l: items in
+  /// local memory; s: scan_layout::striped_vector, else striped; pN: N groups per compute
   /// unit), e.g. "40x256w32lp8".
   scan_options& tile(const std::string& spec);
   /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most

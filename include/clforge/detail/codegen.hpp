@@ -18,7 +18,8 @@ using template_values = std::map<std::string, std::string, std::less<>>;
 CLFORGE_API std::string render(std::string_view template_name, std::string_view text,
                                const template_values& values);
 
-/// The text of kernels/<name>.cl as embedded into the library at build time.
+/// The text of kernels/<name>.cl as embedded into the library at build time, with
+/// kernels/common.cl in front (the device code the kernels share; "common" alone is that file).
 CLFORGE_API std::string_view embedded_kernel(std::string_view name);
 
 /// render(name, embedded_kernel(name), values).
