@@ -178,7 +178,11 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
                                   global ulong* bases, uint bases_in_at, uint bases_out_at,
                                   global uint* counters, global volatile ulong* status,
                                   uint epoch) {
-  local ulong area[(CLFORGE_AREA_BYTES + 7) / 8];  // the rank matrix, then the staged tile
+  // The rank matrix, then the staged tile. Declared as ulong2 so that it is 16-byte aligned:
+  // the staged values are read and written as CLFORGE_VALUE_T, which is ulong2 for 16-byte
+  // values (a ulong array is only 8-byte aligned, and a vector access to a misaligned local
+  // address is undefined; on NVIDIA GPUs it faults).
+  local ulong2 area[(CLFORGE_AREA_BYTES + 15) / 16];
   local uint tile_count[CLFORGE_RADIX];            // keys of each digit in this tile
   local uint digit_start[CLFORGE_RADIX];           // where they start within the sorted tile
   local ulong digit_offset[CLFORGE_RADIX];         // output position of tile position 0 of d

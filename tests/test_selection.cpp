@@ -8,6 +8,8 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -134,4 +136,165 @@ TEST(gather_scatter, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::unique(q(), src, out), {"unique", "the output has 2 elements"});
   EXPECT_CLFORGE_ERROR(cf::remove_if(q(), src, out, "x > 1"), {"the output has 2 elements"});
   EXPECT_CLFORGE_ERROR(cf::remove_if(q(), src, src, " "), {"remove_if", "predicate is empty"});
+}
+
+// ---- copy_if, partition and remove_if with extra arguments --------------------------------
+
+namespace {
+
+struct selection_case {
+  std::vector<float> in;
+  std::vector<cl_uchar> mask;
+};
+
+selection_case random_selection(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  selection_case c;
+  c.in.resize(n);
+  c.mask.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.in[i] = value(rng);
+    c.mask[i] = cl_uchar(rng() % 4 != 0);
+  }
+  return c;
+}
+
+// Runs copy_if, partition and (with_remove_if) remove_if of "x > limit && mask[i]" (limit and
+// mask as extra arguments) on `q` at the sizes 0, 1, tile - 1, tile, tile + 1 and a few tiles,
+// against std::.
+void check_selection_family(cf::queue& q, const char* what, bool with_remove_if) {
+  SCOPED_TRACE(what);
+  const char* predicate = "x > limit && mask[i] != 0";
+  const char* signature = "float limit, global const uchar* mask";
+  const std::size_t tile = cf::detail::selection_kernel<float, cl_uint>(q.ctx(), "copy_if", false,
+                                                                        predicate, "", signature)
+                               .kernel.tile_size();
+  ASSERT_GT(tile, 1u);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, 7 * tile + 3}) {
+    for (float limit : {-2.0f, 0.25f, 2.0f}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n << " limit=" << limit);
+      const selection_case c = random_selection(n, unsigned(n * 7 + 1));
+      auto keep = [&](std::size_t i) { return c.in[i] > limit && c.mask[i] != 0; };
+      std::vector<float> kept, rest;
+      for (std::size_t i = 0; i < n; ++i) (keep(i) ? kept : rest).push_back(c.in[i]);
+      auto d_in = cf::array<float>::from_host(q, c.in);
+      auto d_mask = cf::array<cl_uchar>::from_host(q, c.mask);
+      cf::array<float> d_out(q, n);
+
+      const std::size_t count =
+          cf::copy_if(q, d_in, d_out, predicate, cf::extra_args(signature, limit, d_mask));
+      ASSERT_EQ(count, kept.size());
+      std::vector<float> got = d_out.to_host(q);
+      got.resize(count);
+      EXPECT_EQ(got, kept);
+
+      if (with_remove_if) {
+        const std::size_t left =
+            cf::remove_if(q, d_in, d_out, predicate, cf::extra_args(signature, limit, d_mask));
+        ASSERT_EQ(left, rest.size());
+        got = d_out.to_host(q);
+        got.resize(left);
+        EXPECT_EQ(got, rest);
+      }
+
+      const std::size_t first =
+          cf::partition(q, d_in, d_out, predicate, cf::extra_args(signature, limit, d_mask));
+      ASSERT_EQ(first, kept.size());
+      std::vector<float> want = kept;
+      want.insert(want.end(), rest.begin(), rest.end());
+      EXPECT_EQ(d_out.to_host(q), want);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(selection_extra_args, match_std_on_the_default_algorithm) {
+  check_selection_family(q(), "automatic algorithm", true);
+}
+
+TEST(selection_extra_args, match_std_on_lookback) {
+  // Kernels are cached per context: a new context sees the forced algorithm.
+  cf::context lookback_ctx = cf::context::create_default();
+  cf::tuning::set(lookback_ctx, "scan", "algorithm=lookback");
+  cf::queue lq(lookback_ctx);
+  // remove_if is copy_if of the negated predicate: one more look-back build (slow on CPUs)
+  // would test nothing new.
+  check_selection_family(lq, "look-back", false);
+}
+
+TEST(selection_extra_args, a_new_threshold_builds_nothing) {
+  const std::vector<int> host = {5, -3, 8, 0, 12, 7};
+  auto in = cf::array<int>::from_host(q(), host);
+  cf::array<int> out(q(), host.size());
+  const char* signature = "int limit";
+  EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args(signature, 6)), 3u);
+  const cf::cache_stats before = ctx().program_cache_stats();
+  EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args(signature, 0)), 4u);
+  EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args(signature, -10)), 6u);
+  const cf::cache_stats after = ctx().program_cache_stats();
+  EXPECT_EQ(after.compiles, before.compiles);
+  EXPECT_EQ(after.disk_hits, before.disk_hits);
+  EXPECT_EQ(after.memory_hits, before.memory_hits);
+}
+
+TEST(selection_extra_args, two_queues_share_one_program) {
+  cf::queue second(ctx());
+  cf::queue* queues[2] = {&q(), &second};
+  std::vector<std::string> failures(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      cf::queue& mine = *queues[t];
+      for (int round = 0; round < 6; ++round) {
+        const std::size_t n = 5000 + std::size_t(t) * 1000 + std::size_t(round);
+        std::vector<cl_long> host(n);
+        std::mt19937 rng(unsigned(t * 100 + round));
+        for (cl_long& v : host) v = cl_long(rng() % 1000);
+        const cl_long limit = 100 * (round + 1) + t;
+        std::vector<cl_long> want;
+        std::copy_if(host.begin(), host.end(), std::back_inserter(want),
+                     [&](cl_long v) { return v < limit; });
+        auto in = cf::array<cl_long>::from_host(mine, host);
+        cf::array<cl_long> out(mine, n);
+        const std::size_t kept =
+            cf::copy_if(mine, in, out, "x < limit", cf::extra_args("long limit", limit));
+        std::vector<cl_long> got = out.to_host(mine);
+        got.resize(kept);
+        if (kept != want.size() || got != want) {
+          failures[t] = "queue " + std::to_string(t) + " round " + std::to_string(round) +
+                        ": kept " + std::to_string(kept) + ", want " + std::to_string(want.size());
+          return;
+        }
+      }
+      mine.finish();
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
+}
+
+TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
+  auto in = cf::array<float>::from_host(q(), std::vector<float>{1, 2, 3, 4});
+  cf::array<float> out(q(), 4);
+  auto short_mask = cf::array<cl_uchar>::from_host(q(), std::vector<cl_uchar>{1, 1});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "mask[i] != 0",
+                                   cf::extra_args("global const uchar* mask", short_mask)),
+                       {"copy_if", "mask", "2 elements", "[i]", "4 elements"});
+  EXPECT_CLFORGE_ERROR(cf::partition(q(), in, out, "x > 0", cf::extra_args("float x", 1.0f)),
+                       {"partition", "\"x\" is reserved"});
+  EXPECT_CLFORGE_ERROR(
+      cf::copy_if(q(), in, out, "x > clforge_limit", cf::extra_args("float clforge_limit", 1.0f)),
+      {"copy_if", "clforge_"});
+  EXPECT_CLFORGE_ERROR(
+      cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit, int k", 1.0f)),
+      {"copy_if"});
+  EXPECT_CLFORGE_ERROR(
+      cf::remove_if(q(), in, out, "x > limit", cf::extra_args("float limit[", 1.0f)),
+      {"remove_if", "parameter list"});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "  ", cf::extra_args("float limit", 1.0f)),
+                       {"copy_if", "predicate is empty"});
+  // The outputs were checked before anything ran: out still usable.
+  EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", 2.5f)), 2u);
 }

@@ -353,3 +353,54 @@ TEST(sort, bad_input_is_a_clear_error) {
   auto same = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
   EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), same, same), {"same array"});
 }
+
+namespace {
+struct wide_value {
+  std::uint64_t a, b;
+};
+
+// sort_by_key of random uint keys with values V on `q`, against std::stable_sort.
+template <class V, class MakeValue>
+void check_onesweep_values(cf::queue& q, std::size_t n, MakeValue make_value) {
+  SCOPED_TRACE(testing::Message() << "n=" << n << " value bytes=" << sizeof(V));
+  std::vector<cl_uint> keys = make_keys<cl_uint>(n, pattern::few_distinct, n + 5);
+  std::vector<V> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = make_value(i);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
+  auto d_keys = cf::array<cl_uint>::from_host(q, keys);
+  auto d_values = cf::array<V>::from_host(q, values);
+  cf::sort_by_key(q, d_keys, d_values);
+  const std::vector<cl_uint> got_keys = d_keys.to_host(q);
+  const std::vector<V> got_values = d_values.to_host(q);
+  std::size_t bad = n;
+  for (std::size_t i = 0; i < n && bad == n; ++i)
+    if (got_keys[i] != keys[order[i]] ||
+        std::memcmp(&got_values[i], &values[order[i]], sizeof(V)) != 0)
+      bad = i;
+  EXPECT_EQ(bad, n) << "first wrong position";
+}
+}  // namespace
+
+// Onesweep with values wider than 4 bytes, forced through the tuning (CLFORGE_TUNE / tuning::set
+// "sort:path=onesweep"): the staged values are 8- and 16-byte types in local memory.
+TEST(sort_by_key, onesweep_with_8_and_16_byte_values) {
+  cf::context own = cf::context::create_default();
+  cf::tuning::set(own, "sort",
+                  "path=onesweep,group=64,items=16,portion=4096,onesweep_value_bytes=16");
+  cf::queue oq(own);
+  ASSERT_EQ(cf::detail::sort_path_for(own, sizeof(wide_value), cf::sort_options{}), "onesweep");
+  ASSERT_EQ(cf::detail::sort_path_for(own, sizeof(std::uint64_t), cf::sort_options{}), "onesweep");
+  const std::size_t tile = 64 * 16;
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, std::size_t(37) * tile + 5}) {
+    check_onesweep_values<std::uint64_t>(
+        oq, n, [](std::size_t i) { return std::uint64_t(i) * 0x9E3779B97F4A7C15ull; });
+    check_onesweep_values<wide_value>(oq, n, [](std::size_t i) {
+      return wide_value{std::uint64_t(i), ~std::uint64_t(i) * 3u};
+    });
+  }
+  oq.finish();
+}

@@ -3,6 +3,7 @@
 // errors for wrong keys and values, and results unchanged whatever the tuning.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <vector>
@@ -119,8 +120,8 @@ TEST(tuning, wrong_overrides_name_the_valid_keys_and_bounds) {
   for (const std::string removed : {"blocked", "blocked_vload", "blocked_aligned"})
     EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "scan", "layout=" + removed),
                          {"scan layout takes striped|striped_vector, not \"" + removed + "\""});
-  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "items=4"),
-                       {"no template \"sort\"", "elementwise, reduce, scan, polygon"});
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sorting", "items=4"),
+                       {"no template \"sorting\"", "elementwise, reduce, scan, polygon, sort"});
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "table", "fastest"),
                        {"no tuning table \"fastest\"", "nvidia", "generic", "cpu"});
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "elementwise", "vector_width=3"),
@@ -153,4 +154,46 @@ TEST(tuning, polygon_shapes_come_from_the_tuning) {
   }
   cf::tuning::set(ctx, "polygon", "kernel=span,pixels=1000");
   EXPECT_CLFORGE_ERROR(mask(q, square, 8, 8), {"too many pixels per work-item"});
+}
+
+TEST(tuning, sort_takes_its_policy_from_the_tuning) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  const cf::sort_options automatic;
+  // Every table sorts on the chunked path by default.
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "chunked");
+  cf::tuning::set(ctx, "sort", "path=onesweep,group=32,items=8,portion=4096");
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "onesweep");
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 16, automatic), "onesweep");
+  std::vector<cl_uint> host(20011);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = cl_uint(i * 2654435761u);
+  auto keys = cf::array<cl_uint>::from_host(q, host);
+  cf::sort(q, keys);
+  std::sort(host.begin(), host.end());
+  EXPECT_EQ(keys.to_host(q), host);
+  // Values wider than the table allows take the chunked path; explicit options win.
+  cf::tuning::set(ctx, "sort", "onesweep_value_bytes=4");
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 4, automatic), "onesweep");
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 8, automatic), "chunked");
+  cf::sort_options chunked;
+  chunked.algorithm = cf::sort_algorithm::chunked;
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, chunked), "chunked");
+  cf::tuning::reset(ctx);
+  EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "chunked");
+  {
+    env_guard env("sort:path=onesweep");
+    EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "onesweep");
+  }
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "itemz=4"),
+                       {"\"itemz=4\" is not a sort setting", "path (onesweep|chunked)",
+                        "items (8|16|24|32)", "chunks_per_cu (1|4|8|16)", "min_chunk"});
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "items=12"),
+                       {"sort items takes 8|16|24|32, not \"12\""});
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "path=bitonic"),
+                       {"sort path takes onesweep|chunked"});
+  {
+    env_guard env("sort:group=48");
+    EXPECT_CLFORGE_ERROR(cf::sort(q, keys), {"CLFORGE_TUNE", "sort group takes 32|64|128|256"});
+  }
+  q.finish();
 }

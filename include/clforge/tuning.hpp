@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // clforge::tuning: the work shapes the kernel templates are generated with, per context.
 //
-// Every template (elementwise, reduce, scan, polygon) takes its defaults from the tuning table
-// of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU; lib/algorithms/
+// Every template (elementwise, reduce, scan, polygon, sort) takes its defaults from the tuning
+// table of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU; lib/algorithms/
 // tuning_tables.cpp). Overrides, applied in this order to kernels built afterwards:
 //   CLFORGE_TUNE="table=generic;scan:items=32,group=256;reduce:unroll=8"
 //   clforge::tuning::set(ctx, "scan", "items=32,group=256");
@@ -22,7 +22,7 @@
 
 namespace clforge::tuning {
 
-/// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon") with
+/// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon", "sort") with
 /// "key=value,..." for kernels built on `ctx` from now on; `primitive` "table" selects a table
 /// by name; `primitive` "tuned" with "on" or "off" uses or ignores the stored autotuned results.
 /// Later calls win over earlier ones.

@@ -546,18 +546,5 @@ std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
   return cache.emplace(full_key, std::move(made)).first->second;
 }
 
-std::string selection_preamble(const std::string& type, const std::string& predicate,
-                               const std::string& preamble) {
-  return preamble + "\nstatic inline int clforge_keep(" + type + " x, long i) {\n  return (" +
-         snippet(predicate) + ");\n}\n";
-}
-
-void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same) {
-  if (out_size < in_size)
-    throw error(std::string(who) + ": the output has " + std::to_string(out_size) +
-                " elements, the input " + std::to_string(in_size) + " (it must hold them all)");
-  if (same) throw error(std::string(who) + ": the output must be another array than the input");
-}
-
 }  // namespace detail
 }  // namespace clforge

@@ -11,101 +11,16 @@
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "snippet_support.hpp"
+#include "tuning.hpp"
 
 namespace clforge {
 namespace detail {
 
 namespace {
 
-// ==== tuning ==================================================================================
-// The policy is data: one row per device class below, and the values a tuner may try next to
-// it. Fields a path does not use are still set, so a path can be forced on any device
-// (sort_options::algorithm), e.g. onesweep on PoCL in the tests.
-
-enum class device_class { nvidia_gpu, other_gpu, cpu };
-enum class sort_path { onesweep, chunked };
-
-/// Work-items per onesweep tile. The rank matrix has one column per work-item, so a group of
-/// G work-items uses 256 x (G + 1) x 2 bytes of local memory: 64 fits every GPU's 32-48 KiB.
-enum class tile_group : unsigned { g32 = 32, g64 = 64, g128 = 128, g256 = 256 };
-/// Keys per work-item in a onesweep tile (a tile holds at most 65535 keys: ushort ranks).
-/// Shrunk (halved) at run time where the staged tile with its values does not fit local memory.
-enum class tile_items : unsigned { i8 = 8, i16 = 16, i24 = 24, i32 = 32 };
-/// Tiles per onesweep launch: bounds the tile-state memory (256 x 8 bytes per tile).
-enum class portion : unsigned { t4k = 4096, t16k = 16384, t32k = 32768 };
-/// Work-items per group of the up-front digit count, and its groups per compute unit.
-enum class histogram_group : unsigned { g64 = 64, g256 = 256, g1024 = 1024 };
-enum class histogram_groups_per_cu : unsigned { one = 1, four = 4, sixteen = 16 };
-/// Chunked: work-items (chunks) per compute unit, and the fewest keys worth a chunk.
-enum class chunks_per_cu : unsigned { one = 1, four = 4, eight = 8, sixteen = 16 };
-enum class min_chunk_keys : unsigned { k4 = 4096, k16 = 16384, k64 = 65536 };
-
-struct sort_policy {
-  sort_path path;
-  tile_group group;
-  tile_items items;
-  portion portion_tiles;
-  histogram_group hist_group;
-  histogram_groups_per_cu hist_groups_per_cu;
-  chunks_per_cu chunks;
-  min_chunk_keys min_chunk;
-};
-
-// ---- defaults per device class ---------------------------------------------------------------
-struct policy_row {
-  device_class device;
-  sort_policy policy;
-};
-constexpr policy_row kDefaultPolicies[] = {
-    // GPUs: chunked until onesweep has been measured on one (on an H100, 2026-11-23, it sorted
-    // keys and 1- and 4-byte values right; see radix_sort for wider values).
-    {device_class::nvidia_gpu,
-     {sort_path::chunked, tile_group::g64, tile_items::i32, portion::t32k, histogram_group::g256,
-      histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
-    {device_class::other_gpu,  // as NVIDIA's until onesweep has run on one of them
-     {sort_path::chunked, tile_group::g64, tile_items::i16, portion::t32k, histogram_group::g256,
-      histogram_groups_per_cu::four, chunks_per_cu::eight, min_chunk_keys::k16}},
-    {device_class::cpu,
-     {sort_path::chunked, tile_group::g64, tile_items::i16, portion::t4k, histogram_group::g64,
-      histogram_groups_per_cu::four, chunks_per_cu::four, min_chunk_keys::k16}},
-};
-
-// ---- search space (candidate values per field, for a tuner) ----------------------------------
-[[maybe_unused]] constexpr sort_path kPathCandidates[] = {sort_path::onesweep, sort_path::chunked};
-[[maybe_unused]] constexpr tile_group kGroupCandidates[] = {tile_group::g32, tile_group::g64};
-[[maybe_unused]] constexpr tile_items kItemsCandidates[] = {tile_items::i8, tile_items::i16,
-                                                            tile_items::i24, tile_items::i32};
-[[maybe_unused]] constexpr portion kPortionCandidates[] = {portion::t4k, portion::t16k,
-                                                           portion::t32k};
-[[maybe_unused]] constexpr histogram_group kHistGroupCandidates[] = {
-    histogram_group::g64, histogram_group::g256, histogram_group::g1024};
-[[maybe_unused]] constexpr histogram_groups_per_cu kHistGroupsPerCuCandidates[] = {
-    histogram_groups_per_cu::one, histogram_groups_per_cu::four, histogram_groups_per_cu::sixteen};
-[[maybe_unused]] constexpr chunks_per_cu kChunkCandidates[] = {
-    chunks_per_cu::one, chunks_per_cu::four, chunks_per_cu::eight, chunks_per_cu::sixteen};
-[[maybe_unused]] constexpr min_chunk_keys kMinChunkCandidates[] = {
-    min_chunk_keys::k4, min_chunk_keys::k16, min_chunk_keys::k64};
-// ==== end of tuning ===========================================================================
-
-template <class E>
-constexpr std::size_t value(E e) {
-  return static_cast<std::size_t>(e);
-}
-
-device_class classify(const device_info& info) {
-  if (info.is_cpu()) return device_class::cpu;
-  std::string vendor = info.vendor;
-  std::transform(vendor.begin(), vendor.end(), vendor.begin(), ::tolower);
-  return info.is_gpu() && vendor.find("nvidia") != std::string::npos ? device_class::nvidia_gpu
-                                                                     : device_class::other_gpu;
-}
-
-sort_policy policy_for(const device_info& info) {
-  const device_class c = classify(info);
-  for (const policy_row& row : kDefaultPolicies)
-    if (row.device == c) return row.policy;
-  return kDefaultPolicies[0].policy;
-}
+// The policy (path, tile shapes, chunking) is data: sort_policy in tuning.hpp, one row per
+// device class in tuning_tables.cpp, overridden by CLFORGE_TUNE="sort:..." and
+// tuning::set(ctx, "sort", ...).
 
 constexpr unsigned kRadix = 256;
 constexpr unsigned kDigitBits = 8;
@@ -130,7 +45,8 @@ std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size
                                  std::size_t value_size) {
   const std::size_t matrix = kRadix * (group + 1) * 2;
   const std::size_t stage = group * items * (key_size + value_size);
-  return (std::max(matrix, stage) + 7) / 8 * 8 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
+  // The kernel's area is an array of ulong2 (16-byte aligned for 16-byte values).
+  return (std::max(matrix, stage) + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
 }
 
 std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
@@ -210,6 +126,17 @@ struct sort_plan {
   std::size_t group = 0, items = 0;  // onesweep tile, after fitting local memory
 };
 
+sort_path choose_path(const sort_policy& policy, const sort_options& options,
+                      std::size_t value_size) {
+  sort_path path = options.algorithm == sort_algorithm::onesweep  ? sort_path::onesweep
+                   : options.algorithm == sort_algorithm::chunked ? sort_path::chunked
+                                                                  : policy.path;
+  // The table says how wide values onesweep takes on this device class (tuning_tables.cpp).
+  if (path == sort_path::onesweep && value_size > policy.onesweep_value_bytes)
+    path = sort_path::chunked;
+  return path;
+}
+
 program build_sort_program(const context& ctx, const sort_plan& p) {
   std::string defines;
   auto define = [&](const char* name, const std::string& v) {
@@ -239,8 +166,8 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
 }
 
 void fit_onesweep_tile(const device_info& info, sort_plan& p) {
-  p.group = std::min<std::size_t>(value(p.policy.group), kRadix);
-  p.items = value(p.policy.items);
+  p.group = std::min<std::size_t>(p.policy.group, kRadix);
+  p.items = p.policy.items;
   if (p.group > info.max_work_group_size)
     throw error(std::string(p.who) + ": onesweep needs work-groups of " + std::to_string(p.group) +
                 " work-items, " + info.name + " allows " +
@@ -268,15 +195,15 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
   const device_info& info = ctx.info();
   const std::size_t n = p.n;
   const std::size_t tile = p.group * p.items;
-  const std::size_t hist_group = std::min(value(p.policy.hist_group), info.max_work_group_size);
+  const std::size_t hist_group = std::min(p.policy.hist_group, info.max_work_group_size);
   const std::size_t max_groups =
-      value(p.policy.hist_groups_per_cu) * std::max<std::size_t>(1, info.compute_units);
+      p.policy.hist_groups_per_cu * std::max<std::size_t>(1, info.compute_units);
   std::size_t hist_groups = std::clamp<std::size_t>(n / (hist_group * 16), 1, max_groups);
   const std::size_t chunk = (n + hist_groups - 1) / hist_groups;
   hist_groups = (n + chunk - 1) / chunk;
 
   const std::size_t total_tiles = (n + tile - 1) / tile;
-  const std::size_t portion_tiles = std::min(total_tiles, value(p.policy.portion_tiles));
+  const std::size_t portion_tiles = std::min(total_tiles, p.policy.portion);
   const std::size_t portion_keys = portion_tiles * tile;
 
   sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes,
@@ -334,8 +261,8 @@ event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_
   const context& ctx = q.ctx();
   const std::size_t n = p.n;
   const std::size_t max_chunks =
-      value(p.policy.chunks) * std::max<std::size_t>(1, ctx.info().compute_units);
-  std::size_t chunks = std::clamp<std::size_t>(n / value(p.policy.min_chunk), 1, max_chunks);
+      p.policy.chunks_per_cu * std::max<std::size_t>(1, ctx.info().compute_units);
+  std::size_t chunks = std::clamp<std::size_t>(n / p.policy.min_chunk, 1, max_chunks);
   // A chunk's private counts are 32-bit.
   chunks = std::max<std::size_t>(chunks, (n >> 31) + 1);
   const std::size_t chunk = (n + chunks - 1) / chunks;
@@ -397,13 +324,8 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   if (key.kind == 2 && key.bits == 64) require_type_support(info, "double", who);
   if (n < 2) return {};
   p.passes = (p.end_bit - p.begin_bit + kDigitBits - 1) / kDigitBits;
-  p.policy = policy_for(info);
-  p.path = options.algorithm == sort_algorithm::onesweep  ? sort_path::onesweep
-           : options.algorithm == sort_algorithm::chunked ? sort_path::chunked
-                                                          : p.policy.path;
-  // Onesweep with 16-byte values faulted on an H100 (1- and 4-byte values ran right there);
-  // until that is found, values wider than 4 bytes take the chunked path on every device.
-  if (p.path == sort_path::onesweep && p.value_size > 4) p.path = sort_path::chunked;
+  p.policy = tuned_sort(ctx);
+  p.path = choose_path(p.policy, options, p.value_size);
   if (p.path == sort_path::onesweep) fit_onesweep_tile(info, p);
   const program prog = build_sort_program(ctx, p);
 
@@ -432,6 +354,11 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     order_point(q);
   }
   return last;
+}
+
+std::string sort_path_for(const context& ctx, std::size_t value_size, const sort_options& options) {
+  return choose_path(tuned_sort(ctx), options, value_size) == sort_path::onesweep ? "onesweep"
+                                                                                  : "chunked";
 }
 
 }  // namespace detail

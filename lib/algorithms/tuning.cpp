@@ -22,7 +22,7 @@ namespace clforge::detail {
 namespace {
 
 constexpr const char* kPrimitives =
-    "elementwise, reduce, scan, polygon (or table=NAME, tuned=on|off, off)";
+    "elementwise, reduce, scan, polygon, sort (or table=NAME, tuned=on|off, off)";
 
 // One key of a template's policy: its name, what it takes, and how it sets the policy.
 template <class Policy>
@@ -165,6 +165,41 @@ const std::vector<key<polygon_policy>>& polygon_keys() {
   return keys;
 }
 
+// A size that takes one of a few values (a tuner's search space for the field).
+template <class Policy>
+key<Policy> one_of(const char* name, const char* takes, std::size_t Policy::*field,
+                   std::vector<std::size_t> values) {
+  return {name, takes, [=](Policy& p, const std::string& v) {
+            std::size_t n = 0;
+            if (!to_number(v, 0, std::size_t(1) << 32, n)) return false;
+            for (std::size_t allowed : values)
+              if (n == allowed) {
+                p.*field = n;
+                return true;
+              }
+            return false;
+          }};
+}
+
+constexpr std::pair<const char*, sort_path> kSortPaths[] = {{"onesweep", sort_path::onesweep},
+                                                            {"chunked", sort_path::chunked}};
+
+const std::vector<key<sort_policy>>& sort_keys() {
+  static const std::vector<key<sort_policy>> keys = {
+      choice("path", "onesweep|chunked", &sort_policy::path, kSortPaths),
+      one_of("group", "32|64|128|256", &sort_policy::group, {32, 64, 128, 256}),
+      one_of("items", "8|16|24|32", &sort_policy::items, {8, 16, 24, 32}),
+      one_of("portion", "4096|16384|32768", &sort_policy::portion, {4096, 16384, 32768}),
+      one_of("hist_group", "64|256|1024", &sort_policy::hist_group, {64, 256, 1024}),
+      one_of("hist_groups_per_cu", "1|4|16", &sort_policy::hist_groups_per_cu, {1, 4, 16}),
+      one_of("onesweep_value_bytes", "0|1|2|4|8|16", &sort_policy::onesweep_value_bytes,
+             {0, 1, 2, 4, 8, 16}),
+      one_of("chunks_per_cu", "1|4|8|16", &sort_policy::chunks_per_cu, {1, 4, 8, 16}),
+      one_of("min_chunk", "4096|16384|65536", &sort_policy::min_chunk, {4096, 16384, 65536}),
+  };
+  return keys;
+}
+
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -291,6 +326,9 @@ void add_spec(override_list& out, const std::string& primitive, const std::strin
   } else if (primitive == "polygon") {
     polygon_policy p;
     apply(p, polygon_keys(), primitive, settings, where);
+  } else if (primitive == "sort") {
+    sort_policy p;
+    apply(p, sort_keys(), primitive, settings, where);
   } else {
     throw error(where + ": no template \"" + primitive + "\" to tune; the templates are " +
                 kPrimitives);
@@ -384,6 +422,9 @@ scan_policy tuned_scan(const context& ctx) {
 polygon_policy tuned_polygon(const context& ctx) {
   return tuned(ctx, &policy_table::polygon, polygon_keys(), "polygon");
 }
+sort_policy tuned_sort(const context& ctx) {
+  return tuned(ctx, &policy_table::sort, sort_keys(), "sort");
+}
 
 std::string resolved_policy(const context& ctx, const std::string& primitive, bool with_stored) {
   if (primitive == "elementwise")
@@ -398,6 +439,8 @@ std::string resolved_policy(const context& ctx, const std::string& primitive, bo
   if (primitive == "polygon")
     return describe(tuned(ctx, &policy_table::polygon, polygon_keys(), "polygon", with_stored),
                     polygon_keys());
+  if (primitive == "sort")
+    return describe(tuned(ctx, &policy_table::sort, sort_keys(), "sort", with_stored), sort_keys());
   throw error("no template \"" + primitive + "\" to tune; the templates are " + kPrimitives);
 }
 
@@ -411,6 +454,7 @@ std::string normalized_policy(const std::string& primitive, const std::string& s
   if (primitive == "reduce") return run(reduce_policy{}, reduce_keys());
   if (primitive == "scan") return run(scan_policy{}, scan_keys());
   if (primitive == "polygon") return run(polygon_policy{}, polygon_keys());
+  if (primitive == "sort") return run(sort_policy{}, sort_keys());
   throw error(where + ": no template \"" + primitive + "\" to tune; the templates are " +
               kPrimitives);
 }
@@ -424,6 +468,7 @@ std::string table_policy(const std::string& table, const std::string& primitive)
     if (primitive == "reduce") return describe(tables[k].reduce, reduce_keys());
     if (primitive == "scan") return describe(tables[k].scan, scan_keys());
     if (primitive == "polygon") return describe(tables[k].polygon, polygon_keys());
+    if (primitive == "sort") return describe(tables[k].sort, sort_keys());
   }
   return "";
 }

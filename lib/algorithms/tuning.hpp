@@ -64,6 +64,29 @@ struct polygon_policy {
   bool serial = false;  // span: one work-item lists a row's crossings
 };
 
+enum class sort_path { onesweep, chunked };
+
+/// Radix sort (lib/algorithms/sort.cpp). Each size field takes one of the values its tuning key
+/// lists (tuning.cpp: the search space). Fields a path does not use are still set, so either
+/// path can be forced on any device (sort_options::algorithm, or the key "path").
+struct sort_policy {
+  sort_path path = sort_path::chunked;
+  // onesweep: work-items per tile (the rank matrix takes 256 x (group + 1) x 2 bytes of local
+  // memory) and keys per work-item (halved at run time until the tile fits local memory; a
+  // tile holds at most 65535 keys: ushort ranks); tiles per launch (bounds the tile states,
+  // 256 x 8 bytes per tile); the up-front digit count's group and groups per compute unit.
+  std::size_t group = 64;
+  std::size_t items = 16;
+  std::size_t portion = 32768;
+  std::size_t hist_group = 256;
+  std::size_t hist_groups_per_cu = 4;
+  // onesweep takes values of at most this many bytes; wider ones take the chunked path.
+  std::size_t onesweep_value_bytes = 16;
+  // chunked: work-items (chunks) per compute unit, and the fewest keys worth a chunk.
+  std::size_t chunks_per_cu = 8;
+  std::size_t min_chunk = 16384;
+};
+
 /// The policies of one table.
 struct policy_table {
   const char* name;      // as selected with table=NAME
@@ -72,6 +95,7 @@ struct policy_table {
   reduce_policy reduce;
   scan_policy scan;
   polygon_policy polygon;
+  sort_policy sort;
 };
 
 /// The table the context uses (table=NAME from CLFORGE_TUNE or tuning::set, else by device
@@ -80,6 +104,7 @@ elementwise_policy tuned_elementwise(const context& ctx);
 reduce_policy tuned_reduce(const context& ctx);
 scan_policy tuned_scan(const context& ctx);
 polygon_policy tuned_polygon(const context& ctx);
+sort_policy tuned_sort(const context& ctx);
 
 /// The table of the kind a kernel_shape names explicitly (gpu: "generic", cpu: "cpu").
 const policy_table& kind_table(work_kind kind);

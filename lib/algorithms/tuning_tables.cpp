@@ -33,6 +33,12 @@ constexpr policy_table kNvidia{
     scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped_vector, false,
                 0, 1024, 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
+    // sort: chunked. Onesweep ran keys and 1- and 4-byte values right on an H100
+    // (2026-11-23) but is not measured against the chunked path there. It faulted there with
+    // 16-byte values; the staged values were then only 8-byte aligned in local memory (now 16,
+    // a likely cause not yet confirmed on that GPU), so onesweep takes values of at most 4
+    // bytes here until a run on an NVIDIA GPU shows the wider ones right.
+    sort_policy{sort_path::chunked, 64, 32, 32768, 256, 4, 4, 8, 16384},
 };
 
 // A deliberately plain GPU table: no vectorized forms, two-launch reductions, the look-back
@@ -46,6 +52,8 @@ constexpr policy_table kGeneric{
     scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped, true, 0, 1024,
                 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
+    // sort: chunked until onesweep has been measured on a GPU of this class.
+    sort_policy{sort_path::chunked, 64, 16, 32768, 256, 4, 16, 8, 16384},
 };
 
 // CPU devices (PoCL). Measured with `clforge-bench --quick` on PoCL (bench/results/pthread-*):
@@ -63,6 +71,9 @@ constexpr policy_table kCpu{
     scan_policy{scan_algorithm::reduce_then_scan, 16, 0, 16, 64, 1, scan_layout::striped, true, 0,
                 1024, 32, 0, 1, 2, 1},
     polygon_policy{polygon_kernel::row, 1024, 4096, 1024, 256, false},
+    // sort: one work-item per chunk of at least 16384 keys, 4 chunks per core (bench/results/
+    // pocl-sort-2026-11-23.md).
+    sort_policy{sort_path::chunked, 64, 16, 4096, 64, 4, 16, 4, 16384},
 };
 
 // AMD and Intel GPUs and other GPUs: not measured; the generic table under their own names, so
@@ -72,19 +83,22 @@ constexpr policy_table kAmd{"amd",
                             kGeneric.elementwise,
                             kGeneric.reduce,
                             kGeneric.scan,
-                            kGeneric.polygon};
+                            kGeneric.polygon,
+                            kGeneric.sort};
 constexpr policy_table kIntel{"intel",
                               "not measured: the generic table",
                               kGeneric.elementwise,
                               kGeneric.reduce,
                               kGeneric.scan,
-                              kGeneric.polygon};
+                              kGeneric.polygon,
+                              kGeneric.sort};
 constexpr policy_table kOtherGpu{"gpu",
                                  "not measured: the generic table",
                                  kGeneric.elementwise,
                                  kGeneric.reduce,
                                  kGeneric.scan,
-                                 kGeneric.polygon};
+                                 kGeneric.polygon,
+                                 kGeneric.sort};
 
 constexpr policy_table kTables[] = {kNvidia, kAmd, kIntel, kOtherGpu, kGeneric, kCpu};
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge::scan_kernel: prefix scans with user snippets (PyOpenCL's GenericScanKernel for C++),
-// and the algorithms built on it: inclusive_scan, exclusive_scan, copy_if, partition.
+// and the algorithms built on it: inclusive_scan, exclusive_scan (copy_if, partition, remove_if
+// and unique: clforge/algorithms/selection.hpp, included at the end of this file).
 //
 //   cf::scan_kernel<int> cumsum(ctx, "global const int* x, global int* y",
 //                               /*input*/ "x[i]", /*scan*/ "a + b", /*neutral*/ "0",
@@ -269,76 +270,8 @@ event exclusive_scan(const queue& q, const array<T>& in, array<T>& out,
   return k(q, in, out);
 }
 
-namespace detail {
-CLFORGE_API std::string selection_preamble(const std::string& type, const std::string& predicate,
-                                           const std::string& preamble);
-CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size_t out_size,
-                                 bool same);
-
-template <class T, class Count>
-const scan_kernel<Count>& selection_kernel(const context& ctx, bool partition,
-                                           const std::string& predicate,
-                                           const std::string& preamble) {
-  const std::string type = type_name<T>();
-  const std::string count = type_name<Count>();
-  const std::string key = std::string(partition ? "partition|" : "copy_if|") + type + "|" + count +
-                          "|" + predicate + "|" + preamble;
-  return cached<scan_kernel<Count>>(ctx, key, [&](const context& c) {
-    scan_options o;
-    o.name = partition ? "partition" : "copy_if";
-    o.preamble = selection_preamble(type, predicate, preamble);
-    const std::string args =
-        "global const " + type + "* in, global " + type + "* out, global " + count + "* count";
-    // The inclusive count rises at i exactly when in[i] is kept; prev_item is its slot.
-    const std::string keep = "if (item != prev_item) out[prev_item] = in[i];";
-    const std::string output = partition ? keep +
-                                               " else out[last_item + (i - prev_item)] = in[i]; "
-                                               "if (i == n - 1) count[0] = last_item;"
-                                         : keep + " if (i == n - 1) count[0] = item;";
-    return scan_kernel<Count>(c, args, "clforge_keep(in[i], i) ? 1 : 0", "a + b", "0", output,
-                              scan_kind::inclusive, o);
-  });
-}
-
-template <class Count, class T>
-std::size_t run_selection(const queue& q, const array<T>& in, array<T>& out, bool partition,
-                          const std::string& predicate, const std::string& preamble) {
-  array<Count> count(q, 1);
-  selection_kernel<T, Count>(q.ctx(), partition, predicate, preamble)(q, in, out, count);
-  Count result = 0;
-  count.read(q, &result, 0, 1);
-  return static_cast<std::size_t>(result);
-}
-
-template <class T>
-std::size_t select(const queue& q, const array<T>& in, array<T>& out, bool partition,
-                   const std::string& predicate, const std::string& preamble) {
-  check_selection(partition ? "partition" : "copy_if", in.size(), out.size(),
-                  in.get() != nullptr && in.get() == out.get());
-  if (in.size() == 0) return 0;
-  // 32-bit counts where they suffice: the look-back then packs count and status in one word.
-  if (in.size() <= 0xffffffffu)
-    return run_selection<cl_uint>(q, in, out, partition, predicate, preamble);
-  return run_selection<cl_ulong>(q, in, out, partition, predicate, preamble);
-}
-}  // namespace detail
-
-/// Stream compaction: copies the elements x of `in` for which `predicate` (an expression over
-/// x and its index i, e.g. "x > 0") is true to the front of `out`, in order, and returns how
-/// many. `out` must hold in.size() elements and must not be `in`; `preamble` may define
-/// helpers the predicate uses. Kernels are cached per (context, type, predicate, preamble).
-template <class T>
-std::size_t copy_if(const queue& q, const array<T>& in, array<T>& out, const std::string& predicate,
-                    const std::string& preamble = "") {
-  return detail::select(q, in, out, false, predicate, preamble);
-}
-
-/// Stable partition into `out`: the kept elements first (in order), then the others (in order).
-/// Returns the number kept. `out` must hold in.size() elements and must not be `in`.
-template <class T>
-std::size_t partition(const queue& q, const array<T>& in, array<T>& out,
-                      const std::string& predicate, const std::string& preamble = "") {
-  return detail::select(q, in, out, true, predicate, preamble);
-}
-
 }  // namespace clforge
+
+// The selection family is built on scan_kernel; included here so that code which reaches
+// copy_if and partition through this header keeps compiling.
+#include "clforge/algorithms/selection.hpp"

@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: MIT
-// Stream operations: clforge::unique, remove_if (on the scan), gather and scatter.
+// Stream operations: copy_if, partition, remove_if, unique (on the scan), gather and scatter.
 //
-//   std::size_t kept = cf::unique(q, in, out);             // like std::unique, into out
+//   std::size_t kept = cf::copy_if(q, in, out, "x > 0");    // kept elements, in order
+//   std::size_t neg = cf::partition(q, in, out, "x < 0");   // kept first, then the others
 //   std::size_t left = cf::remove_if(q, in, out, "x < 0");  // the others, in order
+//   std::size_t runs = cf::unique(q, in, out);             // like std::unique, into out
 //   cf::gather(q, indices, src, dst);    // dst[i] = src[indices[i]]
 //   cf::scatter(q, src, indices, dst);   // dst[indices[i]] = src[i]
+//
+// Predicates are OpenCL C expressions over the element `x`, its index `i` and the length `n`
+// (both long). Extra scalar and array arguments (PyOpenCL's extra_args) come as a C parameter
+// list and the values, so that a new threshold reuses the built program:
+//
+//   cf::copy_if(q, in, out, "x > limit && mask[i]",
+//               cf::extra_args("float limit, global const uchar* mask", 0.5f, mask));
+//
+// An extra array the predicate indexes with [i] must hold in.size() elements. The reserved
+// names (not allowed for extra parameters) are x, i, n, item, prev_item, last_item,
+// selection_in, selection_out, selection_count and anything starting with clforge_.
+//
+// copy_if and remove_if leave out[count, n) unspecified: where the scan runs reduce-then-scan
+// (CPUs) they write the rejected elements there, so that every element is stored without a
+// branch on the predicate (a data-dependent branch per element costs more than the scan).
 //
 // gather and scatter check every index against the array it indexes (bounds::checked, the
 // default): an index out of range is not used, and the call throws clforge::error naming the
@@ -15,7 +32,10 @@
 
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/array.hpp"
@@ -24,6 +44,169 @@
 #include "clforge/queue.hpp"
 
 namespace clforge {
+
+/// Extra arguments of copy_if, partition and remove_if: a C parameter list ("float limit,
+/// global const int* w") and one value per parameter (scalars, clforge::array). Holds
+/// references to the values: make it in the call's argument list (see extra_args).
+template <class... Args>
+struct extra_arguments {
+  /// The OpenCL C parameter list the predicate sees.
+  std::string signature;
+  /// The values, in the order of the parameters.
+  std::tuple<const Args&...> values;
+};
+
+/// Extra arguments for a selection call; `values` must outlive the call.
+template <class... Args>
+extra_arguments<Args...> extra_args(std::string signature, const Args&... values) {
+  return {std::move(signature), std::tuple<const Args&...>(values...)};
+}
+
+namespace detail {
+
+/// Throws unless `out_size` >= `in_size` and the arrays differ (lib/algorithms/selection.cpp).
+CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size_t out_size,
+                                 bool same);
+
+/// What a selection program needs besides the scan: how it was generated
+/// (lib/algorithms/selection.cpp).
+struct selection_source {
+  std::string arguments, input, output;
+  scan_options options;
+  /// Extra parameters the predicate indexes with [i]: position among the extras, name.
+  std::vector<std::pair<std::size_t, std::string>> indexed;
+};
+
+/// The snippets of a copy_if (partition false) or partition over `type` with `count_type`
+/// counts. Throws for a bad predicate or extra parameter list, naming `who`.
+CLFORGE_API selection_source make_selection_source(const context& ctx, const char* who,
+                                                   bool partition, const std::string& type,
+                                                   const std::string& count_type,
+                                                   const std::string& predicate,
+                                                   const std::string& preamble,
+                                                   const std::string& extra_signature);
+
+/// Throws unless every extra array in `indexed` holds `n` elements; `lengths` has one entry
+/// per extra argument (npos for scalars).
+CLFORGE_API void check_extra_lengths(
+    const char* who, const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
+    const std::size_t* lengths, std::size_t count);
+
+template <class Count>
+struct selection_program {
+  scan_kernel<Count> kernel;
+  std::vector<std::pair<std::size_t, std::string>> indexed;
+};
+
+/// The cached program of a selection (per context, type, count type, predicate, preamble and
+/// extra parameter list; not per extra value).
+template <class T, class Count>
+const selection_program<Count>& selection_kernel(const context& ctx, const char* who,
+                                                 bool partition, const std::string& predicate,
+                                                 const std::string& preamble,
+                                                 const std::string& extra_signature = "") {
+  const std::string type = type_name<T>();
+  const std::string count = type_name<Count>();
+  // Lengths first, so that no two (predicate, preamble, signature) triples share a key.
+  const std::string key = std::string(partition ? "partition|" : "copy_if|") + type + "|" + count +
+                          "|" + std::to_string(predicate.size()) + "|" +
+                          std::to_string(preamble.size()) + "|" + predicate + preamble +
+                          extra_signature;
+  return cached<selection_program<Count>>(ctx, key, [&](const context& c) {
+    selection_source s =
+        make_selection_source(c, who, partition, type, count, predicate, preamble, extra_signature);
+    return selection_program<Count>{scan_kernel<Count>(c, s.arguments, s.input, "a + b", "0",
+                                                       s.output, scan_kind::inclusive, s.options),
+                                    std::move(s.indexed)};
+  });
+}
+
+template <class Count, class T, class... Args>
+std::size_t run_selection(const queue& q, const char* who, const array<T>& in, array<T>& out,
+                          bool partition, const std::string& predicate, const std::string& preamble,
+                          const std::string& extra_signature, const Args&... args) {
+  const selection_program<Count>& p =
+      selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
+  if constexpr (sizeof...(Args) > 0) {
+    const std::size_t lengths[] = {argument_length(args)...};
+    check_extra_lengths(who, p.indexed, in.size(), lengths, sizeof...(Args));
+  } else {
+    check_extra_lengths(who, p.indexed, in.size(), nullptr, 0);
+  }
+  array<Count> count(q, 1);
+  p.kernel(q, in, out, count, args...);
+  Count result = 0;
+  count.read(q, &result, 0, 1);
+  return static_cast<std::size_t>(result);
+}
+
+template <class T, class... Args>
+std::size_t select(const queue& q, const char* who, const array<T>& in, array<T>& out,
+                   bool partition, const std::string& predicate, const std::string& preamble,
+                   const std::string& extra_signature, const Args&... args) {
+  check_selection(who, in.size(), out.size(), in.get() != nullptr && in.get() == out.get());
+  if (in.size() == 0) return 0;
+  // 32-bit counts where they suffice: the look-back then packs count and status in one word.
+  if (in.size() <= 0xffffffffu)
+    return run_selection<cl_uint>(q, who, in, out, partition, predicate, preamble, extra_signature,
+                                  args...);
+  return run_selection<cl_ulong>(q, who, in, out, partition, predicate, preamble, extra_signature,
+                                 args...);
+}
+
+template <class T, class... Args>
+std::size_t select_with(const queue& q, const char* who, const array<T>& in, array<T>& out,
+                        bool partition, const std::string& predicate,
+                        const extra_arguments<Args...>& extra, const std::string& preamble) {
+  return std::apply(
+      [&](const Args&... values) {
+        return select(q, who, in, out, partition, predicate, preamble, extra.signature, values...);
+      },
+      extra.values);
+}
+
+inline std::string negated(const char* who, const std::string& predicate) {
+  if (predicate.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(std::string(who) + ": the predicate is empty");
+  return "!(" + predicate + "\n)";
+}
+
+}  // namespace detail
+
+/// Stream compaction: copies the elements x of `in` for which `predicate` (an expression over
+/// x, its index i and n, e.g. "x > 0") is true to the front of `out`, in order, and returns how
+/// many. `out` must hold in.size() elements and must not be `in`; out[count, n) is left
+/// unspecified. `preamble` may define helpers the predicate uses. Kernels are cached per
+/// (context, type, predicate, preamble).
+template <class T>
+std::size_t copy_if(const queue& q, const array<T>& in, array<T>& out, const std::string& predicate,
+                    const std::string& preamble = "") {
+  return detail::select(q, "copy_if", in, out, false, predicate, preamble, "");
+}
+
+/// copy_if with extra arguments the predicate sees by name (see the top of this file); the
+/// kernel is cached per parameter list, not per value.
+template <class T, class... Args>
+std::size_t copy_if(const queue& q, const array<T>& in, array<T>& out, const std::string& predicate,
+                    const extra_arguments<Args...>& extra, const std::string& preamble = "") {
+  return detail::select_with(q, "copy_if", in, out, false, predicate, extra, preamble);
+}
+
+/// Stable partition into `out`: the kept elements first (in order), then the others (in order).
+/// Returns the number kept. `out` must hold in.size() elements and must not be `in`.
+template <class T>
+std::size_t partition(const queue& q, const array<T>& in, array<T>& out,
+                      const std::string& predicate, const std::string& preamble = "") {
+  return detail::select(q, "partition", in, out, true, predicate, preamble, "");
+}
+
+/// partition with extra arguments the predicate sees by name (see the top of this file).
+template <class T, class... Args>
+std::size_t partition(const queue& q, const array<T>& in, array<T>& out,
+                      const std::string& predicate, const extra_arguments<Args...>& extra,
+                      const std::string& preamble = "") {
+  return detail::select_with(q, "partition", in, out, true, predicate, extra, preamble);
+}
 
 /// Whether gather() and scatter() check every index (see the top of this file).
 enum class bounds { checked, unchecked };
@@ -83,15 +266,23 @@ std::size_t unique(const queue& q, const array<T>& in, array<T>& out) {
   return detail::run_unique<T, cl_ulong>(q, in, out);
 }
 
-/// Copies the elements x of `in` for which `predicate` (over x and its index i) is false to the
-/// front of `out`, in order, and returns how many (std::remove_copy_if). `out` must hold
-/// in.size() elements and must not be `in`.
+/// Copies the elements x of `in` for which `predicate` (over x, i and n) is false to the front
+/// of `out`, in order, and returns how many (std::remove_copy_if). `out` must hold in.size()
+/// elements and must not be `in`; out[count, n) is left unspecified.
 template <class T>
 std::size_t remove_if(const queue& q, const array<T>& in, array<T>& out,
                       const std::string& predicate, const std::string& preamble = "") {
-  if (predicate.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw error("remove_if: the predicate is empty");
-  return detail::select(q, in, out, false, "!(" + predicate + ")", preamble);
+  return detail::select(q, "remove_if", in, out, false, detail::negated("remove_if", predicate),
+                        preamble, "");
+}
+
+/// remove_if with extra arguments the predicate sees by name (see the top of this file).
+template <class T, class... Args>
+std::size_t remove_if(const queue& q, const array<T>& in, array<T>& out,
+                      const std::string& predicate, const extra_arguments<Args...>& extra,
+                      const std::string& preamble = "") {
+  return detail::select_with(q, "remove_if", in, out, false,
+                             detail::negated("remove_if", predicate), extra, preamble);
 }
 
 /// dst[i] = src[indices[i]] for i < indices.size(); dst must hold indices.size() elements and

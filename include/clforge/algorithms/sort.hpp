@@ -20,7 +20,8 @@
 // unsigned integers; signed integers with the sign bit flipped; floating point as above. Keys
 // equal on those bits keep their input order.
 //
-// Algorithms, chosen per device class (sort_options::algorithm overrides):
+// Algorithms, chosen per device class by the tuning tables (the "sort" policy: CLFORGE_TUNE,
+// clforge::tuning::set; sort_options::algorithm overrides both):
 //   onesweep  GPUs: digit counts of every pass in one read, then one pass per 8-bit digit that
 //             ranks a tile in local memory and finds its output positions by decoupled look-back
 //             over the preceding tiles (Adinets & Merrill, "Onesweep", 2022).
@@ -116,6 +117,11 @@ constexpr sort_key_type sort_key_of() {
   constexpr int width = sizeof(K) == 1 ? 0 : sizeof(K) == 2 ? 1 : sizeof(K) == 4 ? 2 : 3;
   return {names[width][kind], names[width][0], bits, kind};
 }
+
+/// The path ("onesweep" or "chunked") a sort on `ctx` with values of `value_size` bytes (0:
+/// keys only) and `options` takes now (the context's tuning, then options.algorithm).
+CLFORGE_API std::string sort_path_for(const context& ctx, std::size_t value_size,
+                                      const sort_options& options);
 
 /// The type-independent sort (lib/algorithms/sort.cpp). `values` is null for keys only.
 CLFORGE_API event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// copy_if, partition and remove_if on scan_kernel: the generated snippets and the checks of the
+// extra arguments (include/clforge/algorithms/selection.hpp has the calls).
+#include <string>
+
+#include "clforge/algorithms/selection.hpp"
+#include "snippet_support.hpp"
+#include "tuning.hpp"
+
+namespace clforge::detail {
+
+void check_selection(const char* who, std::size_t in_size, std::size_t out_size, bool same) {
+  if (out_size < in_size)
+    throw error(std::string(who) + ": the output has " + std::to_string(out_size) +
+                " elements, the input " + std::to_string(in_size) + " (it must hold them all)");
+  if (same) throw error(std::string(who) + ": the output must be another array than the input");
+}
+
+namespace {
+
+// Names the generated kernel or the predicate's function use themselves.
+constexpr const char* kReserved[] = {"x",
+                                     "i",
+                                     "n",
+                                     "item",
+                                     "prev_item",
+                                     "last_item",
+                                     "selection_in",
+                                     "selection_out",
+                                     "selection_count"};
+
+}  // namespace
+
+selection_source make_selection_source(const context& ctx, const char* who, bool partition,
+                                       const std::string& type, const std::string& count_type,
+                                       const std::string& predicate, const std::string& preamble,
+                                       const std::string& extra_signature) {
+  const std::string w(who);
+  if (predicate.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(w + ": the predicate is empty");
+  std::vector<parameter> extra;
+  try {
+    extra = parse_signature(extra_signature);
+  } catch (const error& failure) {
+    throw error(w + ": the extra arguments' parameter list: " + failure.what());
+  }
+  for (const parameter& p : extra) {
+    for (const char* r : kReserved)
+      if (p.name == r)
+        throw error(w + ": the extra parameter name \"" + p.name +
+                    "\" is reserved (x, i, n, item, prev_item, last_item, selection_in, "
+                    "selection_out, selection_count, clforge_*)");
+  }
+  check_parameter_names(extra, w);
+
+  selection_source s;
+  for (std::size_t k = 0; k < extra.size(); ++k)
+    if (extra[k].is_pointer && extra[k].address_space != "local" &&
+        indexes_with_i(predicate, extra[k].name))
+      s.indexed.emplace_back(k, extra[k].name);
+
+  s.options.name = partition ? "partition" : "copy_if";
+  // The predicate is a function of the element, its index, n and the extra arguments, so its
+  // x is a real parameter (not a text substitution) and a // comment ends at its line.
+  s.options.preamble = preamble + "\nstatic inline int clforge_keep(" + type +
+                       " x, long i, long n" + comma_parameters(extra) + ") {\n  return (" +
+                       snippet(predicate) + ");\n}\n";
+  s.arguments = "global const " + type + "* selection_in, global " + type +
+                "* selection_out, global " + count_type + "* selection_count" +
+                comma_parameters(extra);
+  s.input = "clforge_keep(selection_in[i], i, n" + comma_arguments(extra) + ") ? 1 : 0";
+
+  // The inclusive count rises at i exactly when selection_in[i] is kept; prev_item is its slot.
+  // The others go after the last kept one, in order (partition's layout).
+  const std::string both_slots =
+      "selection_out[item != prev_item ? prev_item : last_item + (i - prev_item)] = "
+      "selection_in[i];";
+  const scan_algorithm algorithm = tuned_scan(ctx).algorithm;
+  s.options.algorithm = algorithm;
+  if (partition) {
+    s.output = both_slots + " if (i == n - 1) selection_count[0] = last_item;";
+  } else if (algorithm == scan_algorithm::reduce_then_scan) {
+    // Reduce-then-scan knows last_item for free: storing every element (the rejected ones
+    // after the kept ones) needs no branch on the predicate, which a CPU mispredicts at
+    // every other element of a random input. Each element has its own slot, so chunks that
+    // run side by side never write the same address.
+    s.output = both_slots + " if (i == n - 1) selection_count[0] = item;";
+  } else {
+    // Look-back would need a first pass for last_item: store the kept elements only.
+    s.output =
+        "if (item != prev_item) selection_out[prev_item] = selection_in[i]; "
+        "if (i == n - 1) selection_count[0] = item;";
+  }
+  return s;
+}
+
+void check_extra_lengths(const char* who,
+                         const std::vector<std::pair<std::size_t, std::string>>& indexed,
+                         std::size_t n, const std::size_t* lengths, std::size_t count) {
+  for (const auto& [position, name] : indexed) {
+    if (position >= count) continue;  // too few arguments: binding reports that
+    const std::size_t length = lengths[position];
+    if (length != static_cast<std::size_t>(-1) && length < n)
+      throw error(std::string(who) + ": the extra array " + name + " has " +
+                  std::to_string(length) + " elements, but the predicate indexes it with [i] for " +
+                  std::to_string(n) + " elements");
+  }
+}
+
+}  // namespace clforge::detail
