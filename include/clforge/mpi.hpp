@@ -170,7 +170,7 @@ bool uses_identifier(const std::string& text, const std::string& name);
 std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& polygons,
                             std::size_t first_row);
 
-/// Built objects kept per (context, key) for the life of the process (as the templates do).
+/// Built objects kept per (context, key) with the context (detail::per_context), released with it.
 std::shared_ptr<void> cached(const context& ctx, const std::string& key,
                              std::shared_ptr<void> (*make)(const context&, const void*),
                              const void* make_argument);

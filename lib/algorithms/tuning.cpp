@@ -12,7 +12,7 @@
 #include "../context_state.hpp"
 #include "clforge/error.hpp"
 #include "clforge/tuning.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge::detail {
 

@@ -338,15 +338,10 @@ std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& poly
 std::shared_ptr<void> cached(const context& ctx, const std::string& key,
                              std::shared_ptr<void> (*make)(const context&, const void*),
                              const void* make_argument) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, std::string>, std::pair<context, std::shared_ptr<void>>>
-      entries;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = entries.find({ctx.identity(), key});
-  if (it != entries.end()) return it->second.second;
-  std::shared_ptr<void> made = make(ctx, make_argument);
-  entries.emplace(std::make_pair(ctx.identity(), key), std::make_pair(ctx, made));
-  return made;
+  // Kept with the context, built with a handle that does not keep the context alive.
+  return clforge::detail::per_context(ctx, "clforge.mpi", key, [&] {
+    return make(clforge::detail::weak_context(ctx), make_argument);
+  });
 }
 
 }  // namespace detail

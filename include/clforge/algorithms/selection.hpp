@@ -49,20 +49,15 @@ template <class T, class Count>
 std::size_t run_unique(const queue& q, const array<T>& in, array<T>& out) {
   const std::string type = type_name<T>();
   const std::string count = type_name<Count>();
-  const auto& k =
-      cached<scan_kernel<Count>>(q.ctx(), "unique|" + type + "|" + count, [&](const context& c) {
-        scan_options o;
-        o.name = "unique";
-        // The inclusive count of run starts rises at i exactly when in[i] starts a run.
-        return scan_kernel<Count>(
-            c,
-            "global const " + type + "* in, global " + type + "* out, global " + count + "* count",
-            "(i == 0 || in[i] != in[i - 1]) ? 1 : 0", "a + b", "0",
-            "if (item != prev_item) out[prev_item] = in[i]; if (i == n - 1) count[0] = item;",
-            scan_kind::inclusive, o);
-      });
+  // The inclusive count of run starts rises at i exactly when in[i] starts a run.
+  const scan_core k = shared_scan<Count>(
+      q.ctx(),
+      "global const " + type + "* in, global " + type + "* out, global " + count + "* count",
+      "(i == 0 || in[i] != in[i - 1]) ? 1 : 0", "a + b", "0",
+      "if (item != prev_item) out[prev_item] = in[i]; if (i == n - 1) count[0] = item;",
+      scan_kind::inclusive, "unique");
   array<Count> result(q, 1);
-  k(q, in, out, result);
+  scan_call(k, q, in.size(), in, out, result);
   Count kept = 0;
   result.read(q, &kept, 0, 1);
   return static_cast<std::size_t>(kept);
