@@ -335,15 +335,6 @@ std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& poly
   return 0;
 }
 
-std::shared_ptr<void> cached(const context& ctx, const std::string& key,
-                             std::shared_ptr<void> (*make)(const context&, const void*),
-                             const void* make_argument) {
-  // Kept with the context, built with a handle that does not keep the context alive.
-  return clforge::detail::per_context(ctx, "clforge.mpi", key, [&] {
-    return make(clforge::detail::weak_context(ctx), make_argument);
-  });
-}
-
 }  // namespace detail
 
 exchange_stats stats() {
