@@ -130,11 +130,10 @@ run_fn clforge_copy_if(std::size_t n) {
   auto out = std::make_shared<cf::array<std::int32_t>>(queue(), n);
   auto count = std::make_shared<cf::array<cl_uint>>(queue(), 1);
   // The kernel copy_if uses (cached per context, type and predicate).
-  const auto& k =
-      cf::detail::selection_kernel<std::int32_t, cl_uint>(ctx(), "copy_if", false, "x >= 0", "")
-          .kernel;
-  return [&k, in, out, count] {
-    auto events = k.launch(queue(), *in, *out, *count);
+  const auto program =
+      cf::detail::selection_kernel<std::int32_t, cl_uint>(ctx(), "copy_if", false, "x >= 0", "");
+  return [program, in, out, count] {
+    auto events = program->kernel.launch(queue(), *in, *out, *count);
     return device_seconds(events.first, events.last);
   };
 }

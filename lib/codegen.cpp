@@ -1,21 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/detail/codegen.hpp"
 
-#include <cctype>
-
 #include "clforge/error.hpp"
 #include "embedded_kernels.hpp"
 
 namespace clforge::detail {
-
-namespace {
-bool is_name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-}  // namespace
 
 std::string render(std::string_view template_name, std::string_view text,
                    const template_values& values) {
@@ -35,8 +24,8 @@ std::string render(std::string_view template_name, std::string_view text,
       continue;
     }
     std::size_t end = dollar + 1;
-    if (end < text.size() && is_name_start(text[end])) {
-      while (end < text.size() && is_name_char(text[end])) ++end;
+    if (end < text.size() && is_identifier_start(text[end])) {
+      while (end < text.size() && is_identifier_char(text[end])) ++end;
     }
     std::string_view name = text.substr(dollar + 1, end - dollar - 1);
     if (name.empty())

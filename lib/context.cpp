@@ -85,6 +85,28 @@ struct context_access {
 context weak_context(const context& ctx) {
   return context_access::weak(ctx);
 }
+
+namespace {
+struct keyed_store {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<void>, std::less<>> objects;
+};
+}  // namespace
+
+std::shared_ptr<void> per_context(const context& ctx, const std::string& store,
+                                  const std::string& key,
+                                  const std::function<std::shared_ptr<void>()>& make) {
+  auto objects = std::static_pointer_cast<keyed_store>(ctx.attachment(
+      store, [] { return std::static_pointer_cast<void>(std::make_shared<keyed_store>()); }));
+  {
+    std::lock_guard<std::mutex> lock(objects->mutex);
+    auto found = objects->objects.find(key);
+    if (found != objects->objects.end()) return found->second;
+  }
+  std::shared_ptr<void> made = make();  // builds outside the lock
+  std::lock_guard<std::mutex> lock(objects->mutex);
+  return objects->objects.emplace(key, std::move(made)).first->second;
+}
 }  // namespace detail
 
 }  // namespace clforge

@@ -2,11 +2,22 @@
 #include "clforge/queue.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 namespace clforge {
 
 namespace detail {
+
+struct queue_state {
+  struct entry {
+    std::weak_ptr<const void> owner;
+    std::shared_ptr<void> value;
+  };
+  std::mutex mutex;
+  std::map<const void*, entry> attachments;  // by owner
+};
 
 namespace {
 std::size_t round_up(std::size_t value, std::size_t multiple) {
@@ -144,13 +155,14 @@ event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndran
 
 }  // namespace detail
 
-queue::queue(const context& ctx) : ctx_(ctx) {
+queue::queue(const context& ctx) : ctx_(ctx), state_(std::make_shared<detail::queue_state>()) {
   handle_ = detail::translate_cl_errors(
       [&] { return cl::CommandQueue(ctx.cl(), ctx.device(), CL_QUEUE_PROFILING_ENABLE); },
       "creating a command queue on " + ctx.info().name);
 }
 
-queue::queue(const context& ctx, const cl::CommandQueue& existing) : ctx_(ctx), handle_(existing) {
+queue::queue(const context& ctx, const cl::CommandQueue& existing)
+    : ctx_(ctx), handle_(existing), state_(std::make_shared<detail::queue_state>()) {
   cl_context owner = detail::translate_cl_errors(
       [&] { return existing.getInfo<CL_QUEUE_CONTEXT>()(); }, "wrapping a command queue");
   if (owner != ctx.get())
@@ -162,6 +174,21 @@ queue::queue(const context& ctx, const cl::CommandQueue& existing) : ctx_(ctx), 
 
 queue queue::wrap(const context& ctx, cl_command_queue existing) {
   return queue(ctx, cl::CommandQueue(existing, /*retainObject=*/true));
+}
+
+std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner,
+                                        const std::function<std::shared_ptr<void>()>& make) const {
+  if (!state_) throw error("queue::attachment: an empty queue");
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  auto& store = state_->attachments;
+  auto found = store.find(owner.get());
+  if (found != store.end() && !found->second.owner.expired()) return found->second.value;
+  // A new owner (or a new one at a freed owner's address): drop the entries of owners gone.
+  for (auto it = store.begin(); it != store.end();)
+    it = it->second.owner.expired() ? store.erase(it) : std::next(it);
+  std::shared_ptr<void> made = make();
+  store[owner.get()] = {owner, made};
+  return made;
 }
 
 void queue::finish() const {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/detail/signature.hpp"
 
+#include "clforge/detail/codegen.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -10,36 +12,10 @@ namespace clforge::detail {
 
 namespace {
 
-struct scalar_info {
-  const char* name;
-  scalar_kind kind;
-  std::size_t size;
-};
-constexpr scalar_info kScalars[] = {
-    {"char", scalar_kind::char_, 1},   {"uchar", scalar_kind::uchar, 1},
-    {"short", scalar_kind::short_, 2}, {"ushort", scalar_kind::ushort, 2},
-    {"int", scalar_kind::int_, 4},     {"uint", scalar_kind::uint, 4},
-    {"long", scalar_kind::long_, 8},   {"ulong", scalar_kind::ulong, 8},
-    {"float", scalar_kind::float_, 4}, {"double", scalar_kind::double_, 8},
-};
-
-const scalar_info* find_scalar(const std::string& type) {
-  for (const scalar_info& s : kScalars)
-    if (type == s.name) return &s;
-  return nullptr;
-}
-
 std::string trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return std::string(s);
-}
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
 }
 
 [[noreturn]] void bad_parameter(const std::string& declaration, const std::string& why) {
@@ -58,11 +34,9 @@ parameter parse_parameter(const std::string& declaration) {
     } else if (c == '*') {
       tokens.emplace_back("*");
       ++i;
-    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+    } else if (is_identifier_char(c)) {
       std::size_t start = i;
-      while (i < declaration.size() &&
-             (std::isalnum(static_cast<unsigned char>(declaration[i])) || declaration[i] == '_'))
-        ++i;
+      while (i < declaration.size() && is_identifier_char(declaration[i])) ++i;
       tokens.push_back(declaration.substr(start, i - start));
     } else {
       bad_parameter(declaration, std::string("unexpected '") + c + "'");
@@ -120,7 +94,9 @@ parameter parse_parameter(const std::string& declaration) {
   }
   if (!p.is_pointer && !p.address_space.empty())
     bad_parameter(declaration, "only pointers can be global, constant or local");
-  if (const scalar_info* s = find_scalar(p.type)) p.kind = s->kind;
+  // scalar_kind follows the order of the one scalar table (clforge/types.hpp).
+  const int scalar = scalar_type_index(p.type);
+  if (scalar >= 0) p.kind = static_cast<scalar_kind>(scalar);
   return p;
 }
 
@@ -141,7 +117,7 @@ std::string convert_scalar(const captured_argument& a, const parameter& p, std::
                 ", " + p.type + "): " + why);
   };
   auto bytes_of = [](auto v) { return std::string(reinterpret_cast<const char*>(&v), sizeof v); };
-  const scalar_info* s = find_scalar(p.type);
+  const scalar_type* s = &scalar_types[static_cast<int>(p.kind)];  // kind is a scalar here
   if (p.kind == scalar_kind::float_ || p.kind == scalar_kind::double_) {
     long double v = a.is_floating ? a.floating
                     : a.is_signed ? static_cast<long double>(a.signed_value)

@@ -57,7 +57,8 @@ TEST(large_scan, counting_flags_over_more_than_2_gib) {
         cf::scan_kind::inclusive, o);
     cf::array<cl_ulong> d_total(q, 1), d_sampled(q, samples);
     d_total.fill(q, 0);
-    count.run(q, n, d_low, d_high, cl_ulong(half), d_total, d_sampled);
+    count(q, cf::range(static_cast<std::int64_t>(n)), d_low, d_high, cl_ulong(half), d_total,
+          d_sampled);
     EXPECT_EQ(d_total.to_host(q)[0], total);
     EXPECT_EQ(d_sampled.to_host(q), want);
   }

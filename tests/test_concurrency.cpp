@@ -87,8 +87,7 @@ TEST_F(concurrency, threads_share_a_context_programs_kernels_and_the_pool) {
         auto di = cf::array<int>::from_host(q, xi);
         cf::kernel variant = ctx.build(variant_source(v)).kernel(variant_name);
         auto args = cf::detail::argument_list::bind("variant", params, cl_ulong(n), t, di);
-        cf::detail::launch_with(q, variant, cf::ndrange(n),
-                                [&](cf::detail::kernel_state& k) { args.set_on(k.handle(), 0); });
+        q.launch(variant, cf::ndrange(n), args);
         std::vector<int> back = di.to_host(q);
         for (std::size_t i = 0; i < n; ++i)
           if (back[i] != xi[i] * (v + 2) + t) {

@@ -75,6 +75,14 @@ namespace detail {
 /// A handle to `ctx` that does not keep it alive, for objects kept in ctx.attachment(): valid
 /// exactly as long as the context, which owns them.
 CLFORGE_API context weak_context(const context& ctx);
+
+/// The object cached under (`store`, `key`) in `ctx` (an attachment keyed by `store`), made by
+/// `make` on first use, outside the cache's lock: two threads may both build, one result is
+/// kept. The context owns it and releases it with itself, so what `make` returns must not hold
+/// a `context` handle (build it with weak_context).
+CLFORGE_API std::shared_ptr<void> per_context(const context& ctx, const std::string& store,
+                                              const std::string& key,
+                                              const std::function<std::shared_ptr<void>()>& make);
 }  // namespace detail
 
 }  // namespace clforge

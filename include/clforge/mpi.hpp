@@ -170,16 +170,14 @@ bool uses_identifier(const std::string& text, const std::string& name);
 std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& polygons,
                             std::size_t first_row);
 
-/// Built objects kept per (context, key) for the life of the process (as the templates do).
-std::shared_ptr<void> cached(const context& ctx, const std::string& key,
-                             std::shared_ptr<void> (*make)(const context&, const void*),
-                             const void* make_argument);
+/// Built objects kept per (context, key) with the context (detail::per_context), released with
+/// it; `make` receives a handle that does not keep the context alive.
 template <class K, class Make>
 const K& cached_object(const context& ctx, const std::string& key, const Make& make) {
-  auto thunk = [](const context& c, const void* m) -> std::shared_ptr<void> {
-    return std::make_shared<K>((*static_cast<const Make*>(m))(c));
-  };
-  return *std::static_pointer_cast<K>(cached(ctx, key, thunk, &make));
+  return *std::static_pointer_cast<K>(clforge::detail::per_context(ctx, "clforge.mpi", key, [&] {
+    return std::static_pointer_cast<void>(
+        std::make_shared<K>(make(clforge::detail::weak_context(ctx))));
+  }));
 }
 
 template <class T>

@@ -4,8 +4,11 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "clforge/context.hpp"
 #include "clforge/error.hpp"
@@ -15,6 +18,7 @@
 namespace clforge {
 
 namespace detail {
+struct queue_state;
 [[noreturn]] CLFORGE_API void throw_range_overflow(const std::array<std::size_t, 3>& global);
 }  // namespace detail
 
@@ -35,6 +39,7 @@ struct ndrange {
   std::array<std::size_t, 3> offset{0, 0, 0};
   /// Round the global size up to a multiple of the local size (see padded()).
   bool pad = false;
+  bool event = true;  // false: launch returns an empty event (without_event)
 
   /// A 1-D range of x work-items.
   explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
@@ -65,6 +70,12 @@ struct ndrange {
     return *this;
   }
   /// Sets the global offset.
+  /// The launch returns an empty event: for launches nobody waits on by event (creating one
+  /// costs host time).
+  ndrange& without_event() {
+    event = false;
+    return *this;
+  }
   ndrange& with_offset(std::size_t x, std::size_t y = 0, std::size_t z = 0) {
     offset = {x, y, z};
     return *this;
@@ -120,6 +131,39 @@ struct kernel_arg<local<T>> {
 
 /// The OpenCL context a launch argument's memory lives in, where clforge knows it without asking
 /// the driver (clforge::array specialises this); nullptr: not checked.
+/// Raw bytes of a by-value argument whose type is known only at run time.
+struct argument_bytes {
+  const void* data;
+  std::size_t size;
+};
+template <>
+struct kernel_arg<argument_bytes> {
+  static cl_int set(cl_kernel k, cl_uint index, const argument_bytes& b) {
+    return clSetKernelArg(k, index, b.size, b.data);
+  }
+};
+
+/// How queue::launch sets one of its arguments: one kernel argument each, except for types
+/// that stand for several (a snippet kernel's bound arguments, detail::argument_list).
+template <class T, class Enable = void>
+struct launch_argument {
+  static std::size_t count(const T&) { return 1; }
+  static cl_int set(cl_kernel k, cl_uint& index, const T& value) {
+    return kernel_arg<T>::set(k, index++, value);
+  }
+};
+
+/// A run of buffers, one kernel argument each (e.g. one per array a kernel permutes).
+template <>
+struct launch_argument<std::vector<cl::Buffer>> {
+  static std::size_t count(const std::vector<cl::Buffer>& list) { return list.size(); }
+  static cl_int set(cl_kernel k, cl_uint& index, const std::vector<cl::Buffer>& list) {
+    for (const cl::Buffer& b : list)
+      if (cl_int code = kernel_arg<cl::Buffer>::set(k, index++, b); code != CL_SUCCESS) return code;
+    return CL_SUCCESS;
+  }
+};
+
 template <class T, class Enable = void>
 struct argument_context {
   static cl_context of(const T&) { return nullptr; }
@@ -167,16 +211,17 @@ class CLFORGE_API queue {
   template <class... Args>
   event launch(const kernel& k, ndrange range, const Args&... args) const {
     detail::kernel_state& state = k.state();
-    if (sizeof...(Args) != state.num_args) detail::throw_arg_count_error(state, sizeof...(Args));
+    const std::size_t given = (std::size_t(0) + ... + detail::launch_argument<Args>::count(args));
+    if (given != state.num_args) detail::throw_arg_count_error(state, given);
     const bool nothing_to_do = range.total() == 0;
     detail::resolve_range(state, range);  // checks the local size even then
     if (nothing_to_do) return {};         // zero work-items: valid, nothing is enqueued
     cl_uint index = 0;
-    (check_context(state, index++, args), ...);  // refused before anything is set or enqueued
+    (check_context(state, index, args), ...);  // refused before anything is set or enqueued
     std::lock_guard<std::mutex> lock(state.launch_mutex);
     index = 0;
-    (set_one(state, index++, args), ...);
-    return detail::enqueue_kernel(handle_, state, range);
+    (set_one(state, index, args), ...);
+    return detail::enqueue_kernel(handle_, state, range, range.event);
   }
 
   /// Blocks until every command on the queue has finished (clFinish).
@@ -184,21 +229,32 @@ class CLFORGE_API queue {
   /// Submits the queued commands to the device (clFlush).
   void flush() const;
 
+  /// Per-queue state of a layer above (e.g. a scan's look-back tile statuses): made by `make`
+  /// on the first call for `owner`, kept by this queue and its copies, and released with the
+  /// last of them. An entry whose owner has gone is dropped when another is added, so the
+  /// store holds one entry per living owner.
+  std::shared_ptr<void> attachment(const std::shared_ptr<const void>& owner,
+                                   const std::function<std::shared_ptr<void>()>& make) const;
+
  private:
   template <class T>
-  void check_context(const detail::kernel_state& state, cl_uint index, const T& value) const {
+  void check_context(const detail::kernel_state& state, cl_uint& index, const T& value) const {
     const cl_context owner = detail::argument_context<T>::of(value);
     if (owner && owner != ctx_.get()) detail::throw_other_context_error(state, index);
+    index += static_cast<cl_uint>(detail::launch_argument<T>::count(value));
   }
   template <class T>
-  static void set_one(detail::kernel_state& state, cl_uint index, const T& value) {
-    cl_int code = detail::kernel_arg<T>::set(state.handle(), index, value);
-    if (code != CL_SUCCESS) detail::throw_set_arg_error(state, index, code);
+  static void set_one(detail::kernel_state& state, cl_uint& index, const T& value) {
+    const cl_uint first = index;
+    cl_int code = detail::launch_argument<T>::set(state.handle(), index, value);
+    if (code != CL_SUCCESS) detail::throw_set_arg_error(state, first, code);
   }
 
   context ctx_;
   cl::CommandQueue handle_;
   bool out_of_order_ = false;  // read once, when the queue is created or wrapped
+  // After ctx_: released before it, while the pool its buffers return to still exists.
+  std::shared_ptr<detail::queue_state> state_;
 };
 
 }  // namespace clforge

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "clforge/detail/opencl.hpp"
@@ -53,5 +55,30 @@ template <class T>
 std::string type_name() {
   return type_traits<T>::name();
 }
+
+namespace detail {
+/// The OpenCL C scalar types of the type_traits above, in that order (the order of
+/// detail::scalar_kind): the one table the kernel templates consult.
+struct scalar_type {
+  const char* name;          // OpenCL C spelling
+  std::size_t size;          // bytes
+  bool is_floating;          // float, double
+  const char* min_constant;  // OpenCL C constants of the smallest and largest value
+  const char* max_constant;
+};
+inline constexpr scalar_type scalar_types[] = {
+    {"char", 1, false, "CHAR_MIN", "CHAR_MAX"},  {"uchar", 1, false, "0", "UCHAR_MAX"},
+    {"short", 2, false, "SHRT_MIN", "SHRT_MAX"}, {"ushort", 2, false, "0", "USHRT_MAX"},
+    {"int", 4, false, "INT_MIN", "INT_MAX"},     {"uint", 4, false, "0", "UINT_MAX"},
+    {"long", 8, false, "LONG_MIN", "LONG_MAX"},  {"ulong", 8, false, "0", "ULONG_MAX"},
+    {"float", 4, true, "-INFINITY", "INFINITY"}, {"double", 8, true, "-INFINITY", "INFINITY"},
+};
+/// The row of `name` in scalar_types, or -1 for any other type.
+inline int scalar_type_index(std::string_view name) {
+  for (int k = 0; k < static_cast<int>(std::size(scalar_types)); ++k)
+    if (name == scalar_types[k].name) return k;
+  return -1;
+}
+}  // namespace detail
 
 }  // namespace clforge

@@ -2,10 +2,10 @@
 #include "clforge/algorithms/elementwise.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <string_view>
 
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge {
 
@@ -35,88 +35,56 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
   std::string element;
   std::vector<bool> loaded(params.size(), false), used(params.size(), false),
       written(params.size(), false);
-  auto skip = [&](std::size_t j) {
-    while (j < op.size() && std::isspace(static_cast<unsigned char>(op[j]))) ++j;
-    return j;
-  };
-  auto is_ident = [](char c, bool first) {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-           (!first && std::isdigit(static_cast<unsigned char>(c)));
-  };
+  const std::vector<std::string_view> t = snippet_tokens(op);
+  auto at = [&](std::size_t k) { return k < t.size() ? t[k] : std::string_view(); };
+  auto is_word = [](std::string_view w) { return !w.empty() && is_identifier_char(w[0]); };
   std::string out;
   bool statement_start = true;
-  for (std::size_t j = 0; j < op.size();) {
-    const char c = op[j];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      out += c;
-      ++j;
-      continue;
-    }
-    if (is_ident(c, true)) {
-      std::size_t e = j;
-      while (e < op.size() && is_ident(op[e], false)) ++e;
-      const std::string word = op.substr(j, e - j);
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const std::string_view w = t[k];
+    // Tokens are joined without their blanks; two words keep one between them.
+    if (k > 0 && is_word(w) && is_word(t[k - 1])) out += ' ';
+    if (is_identifier_start(w[0])) {
       std::size_t p = 0;
-      while (p < params.size() && params[p].name != word) ++p;
+      while (p < params.size() && params[p].name != w) ++p;
       if (p < params.size() && params[p].is_pointer) {
         const parameter& a = params[p];
         if (a.address_space != "global" || a.kind == scalar_kind::other) return {};
         if (!element.empty() && element != a.type) return {};
         element = a.type;
-        std::size_t k = skip(e);
-        if (k >= op.size() || op[k] != '[') return {};
-        k = skip(k + 1);
-        if (k >= op.size() || op[k] != 'i') return {};
-        k = skip(k + 1);
-        if (k >= op.size() || op[k] != ']') return {};
-        e = k + 1;
-        k = skip(e);
-        const bool assign =
-            k < op.size() && op[k] == '=' && (k + 1 >= op.size() || op[k + 1] != '=');
-        const bool compound = k + 1 < op.size() &&
-                              std::string("+-*/").find(op[k]) != std::string::npos &&
-                              op[k + 1] == '=';
+        if (at(k + 1) != "[" || at(k + 2) != "i" || at(k + 3) != "]") return {};
+        k += 3;
+        const bool assign = at(k + 1) == "=" && at(k + 2) != "=";
+        const bool compound = at(k + 1).size() == 1 &&
+                              std::string_view("+-*/").find(at(k + 1)) != std::string::npos &&
+                              at(k + 2) == "=";
         if ((assign || compound) && !statement_start) return {};
         if (assign || compound) written[p] = true;
         if (!assign) loaded[p] = true;
         used[p] = true;
-        out += "clforge_v_" + word;
+        out += "clforge_v_" + std::string(w);
       } else if (p < params.size()) {
         if (params[p].kind == scalar_kind::other) return {};
-        out += word;
+        out += w;
       } else {
         bool function = false;
-        for (const char* fn : kFunctions) function = function || word == fn;
-        const std::size_t k = skip(e);
-        if (!function || k >= op.size() || op[k] != '(') return {};
-        out += word;
+        for (const char* fn : kFunctions) function = function || w == fn;
+        if (!function || at(k + 1) != "(") return {};
+        out += w;
       }
       statement_start = false;
-      j = e;
-      continue;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
-      std::size_t e = j;
-      while (e < op.size() &&
-             (std::isalnum(static_cast<unsigned char>(op[e])) || op[e] == '.' ||
-              ((op[e] == '+' || op[e] == '-') && (op[e - 1] == 'e' || op[e - 1] == 'E'))))
-        ++e;
-      out += op.substr(j, e - j);
+    } else if (is_word(w) || w == ".") {  // numbers: 1, 1.5f, 2e-3 (as 2e - 3)
+      out += w;
       statement_start = false;
-      j = e;
-      continue;
+    } else {
+      if (std::string_view("+-*/=(),;").find(w) == std::string::npos) return {};
+      if ((w == "+" || w == "-" || w == "=") && at(k + 1) == w) return {};
+      out += w;
+      statement_start = w == ";";
     }
-    if (std::string("+-*/=(),;").find(c) == std::string::npos) return {};
-    if ((c == '+' || c == '-' || c == '=') && j + 1 < op.size() && op[j + 1] == c) return {};
-    out += c;
-    statement_start = c == ';';
-    ++j;
   }
   if (element.empty()) return {};
-  if (!(element == "float" || element == "double" || element == "int" || element == "uint" ||
-        element == "long" || element == "ulong" || element == "short" || element == "ushort" ||
-        element == "char" || element == "uchar"))
-    return {};
+  if (scalar_type_index(element) < 0) return {};
   f.type = element + std::to_string(width);
   f.operation = out;
   for (std::size_t p = 0; p < params.size(); ++p) {
@@ -163,11 +131,12 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
                                        const std::string& operation,
                                        const kernel_options& options) {
   auto state = std::make_shared<detail::elementwise_state>();
-  state->name = options.name.empty() ? "elementwise" : options.name;
-  detail::check_kernel_name(state->name, "elementwise_kernel");
-  state->who = "elementwise_kernel \"" + state->name + "\"";
-  state->params = detail::parse_signature(arguments);
-  detail::check_parameter_names(state->params, state->who);
+  detail::template_header header =
+      detail::start_template(ctx, "elementwise_kernel",
+                             options.name.empty() ? "elementwise" : options.name, arguments, "i");
+  state->name = header.name;
+  state->who = header.who;
+  state->params = header.params;
   state->shape = detail::elementwise_shape(ctx, options.shape);
   state->check_lengths = options.check_array_lengths;
   // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
@@ -188,7 +157,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"name", state->name},
       {"strided_name", state->name + "_strided"},
       {"shape", state->shape.describe()},
-      {"extensions", detail::fp64_pragma(ctx, state->params, false, state->who)},
+      {"extensions", header.fp64_pragma},
       {"preamble", options.preamble},
       {"operation", detail::snippet(operation)},
       {"count_name", detail::count_name(state->params)},
@@ -215,7 +184,8 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   set_vector(vf.ok);
   if (vf.ok) {
     try {
-      state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
+      state->built =
+          detail::build_template(ctx, header, "elementwise", values, options.build_options);
       state->vector = state->built.kernel(state->name + "_vector");
       state->vload = state->shape.vload;
       state->vector_arrays = vf.arrays;
@@ -227,14 +197,12 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
     }
   }
   if (state->vload <= 1)
-    state->built = ctx.build(detail::render_kernel("elementwise", values), options.build_options);
+    state->built =
+        detail::build_template(ctx, header, "elementwise", values, options.build_options);
   state->contiguous = state->built.kernel(state->name);
   state->strided = state->built.kernel(state->name + "_strided");
-  state->local_size = std::max<std::size_t>(
-      1, std::min({state->shape.local_size, state->contiguous.work_group_size(),
-                   state->strided.work_group_size()}));
-  if (state->vector)
-    state->local_size = std::min(state->local_size, state->vector.work_group_size());
+  state->local_size = detail::fitted_group(state->shape.local_size,
+                                           {&state->contiguous, &state->strided, &state->vector});
   state_ = std::move(state);
 }
 
@@ -293,26 +261,14 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
   const ndrange range = ndrange::padded(items).with_local(s.local_size);
   if (s.vload > 1 && r.step == 1 && r.first % s.vload == 0 && vector_safe(s, bound)) {
     const std::size_t vectors = (static_cast<std::size_t>(r.count) + s.vload - 1) / s.vload;
-    return detail::launch_with(q, s.vector, ndrange::padded(vectors).with_local(s.local_size),
-                               [&](detail::kernel_state& k) {
-                                 detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));
-                                 detail::set_arg(k, 1, static_cast<cl_ulong>(r.count));
-                                 bound.set_on(k.handle(), 2);
-                               });
+    return q.launch(s.vector, ndrange::padded(vectors).with_local(s.local_size),
+                    static_cast<cl_ulong>(r.first), static_cast<cl_ulong>(r.count), bound);
   }
-  if (r.step == 1) {
-    return detail::launch_with(q, s.contiguous, range, [&](detail::kernel_state& k) {
-      detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));
-      detail::set_arg(k, 1, static_cast<cl_ulong>(r.count));
-      bound.set_on(k.handle(), 2);
-    });
-  }
-  return detail::launch_with(q, s.strided, range, [&](detail::kernel_state& k) {
-    detail::set_arg(k, 0, static_cast<cl_ulong>(r.first));
-    detail::set_arg(k, 1, static_cast<cl_ulong>(r.step));
-    detail::set_arg(k, 2, static_cast<cl_ulong>(r.count));
-    bound.set_on(k.handle(), 3);
-  });
+  if (r.step == 1)
+    return q.launch(s.contiguous, range, static_cast<cl_ulong>(r.first),
+                    static_cast<cl_ulong>(r.count), bound);
+  return q.launch(s.strided, range, static_cast<cl_ulong>(r.first), static_cast<cl_ulong>(r.step),
+                  static_cast<cl_ulong>(r.count), bound);
 }
 
 }  // namespace clforge

@@ -4,7 +4,7 @@
 
 #include "clforge/algorithms/selection.hpp"
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge {
 namespace detail {

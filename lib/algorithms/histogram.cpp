@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge {
 namespace detail {
@@ -87,16 +87,14 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
                                    const std::string& bin_expr, std::size_t bins,
                                    const histogram_options& options) {
   using namespace detail;
-  if (!ctx) throw error("histogram_kernel: the context is empty");
   auto st = std::make_shared<histogram_state>();
   st->ctx = ctx;
-  st->name = options.name.empty() ? "histogram" : options.name;
-  check_kernel_name(st->name, "histogram_kernel");
-  st->who = "histogram_kernel \"" + st->name + "\"";
-  st->params = parse_signature(arguments);
-  check_parameter_names(st->params, st->who);
-  for (const parameter& p : st->params)
-    if (p.name == "n") throw error(st->who + ": a parameter may not be called n (the length)");
+  template_header header =
+      start_template(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
+                     arguments, "i, n");
+  st->name = header.name;
+  st->who = header.who;
+  st->params = header.params;
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");
   if (bins == 0 || bins > 0x7fffffffu)
@@ -111,7 +109,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   st->privatised =
       bins <= value(policy.max_local_bins) && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
 
-  const std::string pragma = fp64_pragma(ctx, st->params, false, st->who);
+  const std::string& pragma = header.fp64_pragma;
   const std::string list = parameter_list(st->params);
   const std::string source =
       "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
@@ -172,15 +170,9 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t 
   std::size_t groups = std::clamp<std::size_t>((n + st.group - 1) / st.group, 1, st.groups);
   const std::size_t chunk = (n + groups - 1) / groups;
   groups = (n + chunk - 1) / chunk;
-  const cl_uint user = static_cast<cl_uint>(bound.count());
   order_point(q);
-  event e =
-      launch_with(q, st.k, ndrange(groups * st.group).with_local(st.group), [&](kernel_state& ks) {
-        bound.set_on(ks.handle(), 0);
-        set_arg(ks, user, cl_ulong(n));
-        set_arg(ks, user + 1, cl_ulong(chunk));
-        set_arg(ks, user + 2, counts.buffer());
-      });
+  event e = q.launch(st.k, ndrange(groups * st.group).with_local(st.group), bound, cl_ulong(n),
+                     cl_ulong(chunk), counts.buffer());
   order_point(q);
   return e;
 }
@@ -202,29 +194,23 @@ void check_histogram_scale(double width, double scale) {
 
 const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
                                               std::size_t bins) {
-  static std::mutex mutex;
-  static std::map<std::tuple<const void*, std::string, std::size_t>,
-                  std::shared_ptr<histogram_kernel>>
-      cache;
-  const auto key = std::make_tuple(ctx.identity(), type, bins);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = cache.find(key);
-    if (found != cache.end()) return *found->second;
-  }
-  histogram_options o;
-  o.name = "histogram";
-  // (x - lo) * scale in T; NaN fails both comparisons; x == hi and rounding up to `bins` land in
-  // the last bin.
-  o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
-               " hi, " + type + " scale) {\n  if (!(x >= lo && x <= hi)) return -1;\n" +
-               "  const long b = (long)((x - lo) * scale);\n  return b < " + std::to_string(bins) +
-               " ? b : " + std::to_string(bins - 1) + ";\n}\n";
-  auto made = std::make_shared<histogram_kernel>(
-      ctx, "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale",
-      "clforge_bin_of(x[i], lo, hi, scale)", bins, o);
-  std::lock_guard<std::mutex> lock(mutex);
-  return *cache.emplace(key, std::move(made)).first->second;
+  // Kept with the context, built with a handle that does not keep the context alive.
+  const auto made = per_context_as<histogram_kernel>(
+      ctx, "clforge.histograms", type + "|" + std::to_string(bins), [&] {
+        histogram_options o;
+        o.name = "histogram";
+        // (x - lo) * scale in T; NaN fails both comparisons; x == hi and rounding up to `bins` land
+        // in the last bin.
+        o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
+                     " hi, " + type + " scale) {\n  if (!(x >= lo && x <= hi)) return -1;\n" +
+                     "  const long b = (long)((x - lo) * scale);\n  return b < " +
+                     std::to_string(bins) + " ? b : " + std::to_string(bins - 1) + ";\n}\n";
+        return std::make_shared<histogram_kernel>(
+            weak_context(ctx),
+            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale",
+            "clforge_bin_of(x[i], lo, hi, scale)", bins, o);
+      });
+  return *made;  // the context holds it
 }
 
 }  // namespace detail

@@ -5,13 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <sstream>
 
 #include "clforge/detail/codegen.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/error.hpp"
+#include "template_engine.hpp"
 #include "tuning.hpp"
 
 namespace clforge {
@@ -20,12 +19,11 @@ namespace detail {
 
 struct polygon_mask_state {
   context ctx;
+  template_header header{"polygon_mask", "polygon_mask", {}, ""};
   std::size_t max_constant_bytes = 0;
   std::string build_options;  // for the device-side edge table's division
   std::string divide;         // its division statement
   std::string fp64_pragma;
-  std::mutex mutex;
-  std::map<std::string, program> programs;  // by generated shape (ctx.build caches too)
 };
 
 namespace {
@@ -33,7 +31,7 @@ namespace {
 constexpr std::size_t max_side = std::size_t(1) << 24;  // pixel coordinates exact in float
 constexpr int unroll_limit = 64;                        // edges unrolled up to this count
 
-struct kernel_shape {
+struct polygon_shape {
   std::string kind = "span";  // "pixel", "span" or "fill"
   int pixels = 1;             // pixels per work-item
   int group = 256;            // work-group size (span, fill)
@@ -64,10 +62,10 @@ std::string tuned_spec(const detail::polygon_policy& p, std::size_t width) {
 }
 
 /// The shape for a launch: the option, else the context's tuned policy.
-kernel_shape parse_shape(const std::string& spec, const context& ctx, std::size_t width) {
+polygon_shape parse_shape(const std::string& spec, const context& ctx, std::size_t width) {
   const device_info& info = ctx.info();
   const std::string text = spec.empty() ? tuned_spec(detail::tuned_polygon(ctx), width) : spec;
-  kernel_shape s;
+  polygon_shape s;
   std::vector<std::string> parts;
   std::stringstream in(text);
   for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
@@ -166,14 +164,19 @@ std::string store_statement(polygon_store store) {
 
 }  // namespace
 
-event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polygon_input& in,
-                          cl_mem image, std::size_t image_size, const std::string& out_type,
-                          const void* value, std::size_t value_size, polygon_store store,
-                          std::size_t width, std::size_t height,
-                          const polygon_mask_options& options) {
+}  // namespace detail
+
+event polygon_mask::run(const queue& q, const detail::polygon_input& in,
+                        const detail::polygon_target& out,
+                        const polygon_mask_options& options) const {
+  using namespace detail;
+  const polygon_mask_state& state = *checked_state();
+  const std::size_t image_size = out.size, width = out.width, height = out.height;
+  const std::string& out_type = out.type;
+  const polygon_store store = out.store;
   if (q.ctx().identity() != state.ctx.identity())
     fail("the queue belongs to another context than the polygon_mask");
-  require_same_context(image, nullptr, q.ctx().get(), "polygon_mask", "the image array");
+  require_same_context((*out.image)(), nullptr, q.ctx().get(), "polygon_mask", "the image array");
   if (in.device)
     require_same_context(in.device->get(), nullptr, q.ctx().get(), "polygon_mask",
                          "the vertex array");
@@ -188,7 +191,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const kernel_shape shape = parse_shape(options.shape, state.ctx, width);
+  const polygon_shape shape = parse_shape(options.shape, state.ctx, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;
@@ -238,8 +241,7 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
     return translate_cl_errors([&] {
       cl::Event e;
       const unsigned char zero = 0;
-      q.cl().enqueueFillBuffer(cl::Buffer(image, true), zero, 0, image_size * value_size, nullptr,
-                               &e);
+      q.cl().enqueueFillBuffer(*out.image, zero, 0, image_size * out.value_size, nullptr, &e);
       return event(e);
     });
   }
@@ -264,20 +266,9 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
       {"divide", in.device ? state.divide : ""},
       {"fp64_pragma", in.device ? state.fp64_pragma : ""},
   };
-  std::string key;
-  for (const auto& [name, text] : values) key += text + '\x1f';
-  program prog;
-  {
-    std::lock_guard<std::mutex> lock(state.mutex);
-    auto found = state.programs.find(key);
-    if (found != state.programs.end()) {
-      prog = found->second;
-    } else {
-      prog = state.ctx.build(render_kernel("polygon_mask", values),
-                             in.device ? state.build_options : std::string());
-      state.programs.emplace(key, prog);
-    }
-  }
+  // The context's program cache finds a shape built before.
+  const program prog = build_template(state.ctx, state.header, "polygon_mask", values,
+                                      in.device ? state.build_options : std::string());
 
   // ---- the table on the device ----
   array<polygon_edge> device_table(q, polygons + edges_total);
@@ -290,8 +281,6 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
   }
 
   // ---- the launch (the output value is passed as raw bytes of its type) ----
-  kernel k = prog.kernel("polygon_mask_" + shape.kind);
-  kernel_state& ks = k.state();
   const std::size_t per_item = static_cast<std::size_t>(shape.pixels);
   ndrange range(1, 1);
   if (shape.grouped()) {
@@ -305,23 +294,12 @@ event launch_polygon_mask(polygon_mask_state& state, const queue& q, const polyg
     range = ndrange((width + per_item - 1) / per_item, height);
   }
   range.with_padding();  // the kernels guard with width and height
-  resolve_range(ks, range);
-  std::lock_guard<std::mutex> lock(ks.launch_mutex);
-  const cl_uint w = static_cast<cl_uint>(width), h = static_cast<cl_uint>(height);
-  cl_mem table_mem = device_table.get();
-  cl_int code;
-  if ((code = clSetKernelArg(ks.handle(), 0, sizeof(cl_mem), &image)) != CL_SUCCESS ||
-      (code = clSetKernelArg(ks.handle(), 1, sizeof w, &w)) != CL_SUCCESS ||
-      (code = clSetKernelArg(ks.handle(), 2, sizeof h, &h)) != CL_SUCCESS ||
-      (code = clSetKernelArg(ks.handle(), 3, value_size, value)) != CL_SUCCESS ||
-      (code = clSetKernelArg(ks.handle(), 4, sizeof(cl_mem), &table_mem)) != CL_SUCCESS)
-    throw_cl_error("clSetKernelArg", code, "polygon_mask kernel " + ks.name);
-  event done = enqueue_kernel(q.cl(), ks, range);
+  event done = q.launch(prog.kernel("polygon_mask_" + shape.kind), range, *out.image,
+                        static_cast<cl_uint>(width), static_cast<cl_uint>(height),
+                        argument_bytes{out.value, out.value_size}, device_table);
   device_table.release_after(q);  // another queue may be next to get its buffer
   return done;
 }
-
-}  // namespace detail
 
 polygon_mask::polygon_mask(const context& ctx)
     : state_(std::make_shared<detail::polygon_mask_state>()) {

@@ -6,9 +6,48 @@
 #include <mutex>
 
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge::detail {
+
+/// The engine behind reduction_core and the built-in reductions: the built program, its kernels
+/// and the launch plan. Shared (shared_from_this) so that its per-queue state can name it.
+class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
+ public:
+  reduction_engine(const context& ctx, const reduction_description& d,
+                   const reduction_options& options, const std::string& what);
+
+  /// Reduces over `r` into `result` (at least type_size bytes). Returns the event of the last
+  /// command, or an empty event when want_event is false (the caller reads the result with a
+  /// blocking read: creating events costs host time).
+  event run(const queue& q, const resolved_range& r, const argument_list& args,
+            const cl::Buffer& result, bool want_event = true) const;
+  /// run(), then a blocking read of the result into `dst` (type_size bytes).
+  void run_to_host(const queue& q, const resolved_range& r, const argument_list& args,
+                   void* dst) const;
+
+  const template_header& header() const { return header_; }
+  const kernel_shape& shape() const { return shape_; }
+  const std::string& source() const { return built_.source(); }
+
+ private:
+  /// run() without the barriers around it: stage 1, then stage 2 where needed.
+  event run_stages(const queue& q, const resolved_range& r, const argument_list& args,
+                   const cl::Buffer& result, bool want_event) const;
+  /// The single-launch shape's zeroed counter on `q` (per queue: calls on one queue run one
+  /// after the other, and each call's last group resets it).
+  const cl::Buffer& counter_for(const queue& q) const;
+
+  template_header header_;
+  kernel_shape shape_;
+  bool check_lengths_ = true;
+  std::size_t type_size_ = 0;
+  std::size_t target_groups_ = 1;
+  unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
+  bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
+  program built_;
+  kernel contiguous_, strided_, final_, vector_;
+};
 
 namespace {
 
@@ -29,18 +68,6 @@ std::string without_spaces(const std::string& s) {
   return out;
 }
 
-// The array parameter when the map expression is a plain load "x[i]" of a global array whose
-// element type is the result type; "" otherwise.
-std::string plain_load(const std::vector<parameter>& params,
-                       const reduction_engine::description& d) {
-  const std::string name = plain_load_name(d.map);
-  for (const parameter& p : params)
-    if (!name.empty() && p.is_pointer && p.address_space == "global" &&
-        p.kind != scalar_kind::other && p.type == d.type_name && p.name == name)
-      return p.name;
-  return "";
-}
-
 // clforge_reduce over the components of a vector v of `width` values, as a pairwise tree.
 std::string vector_reduce_expression(unsigned width) {
   static const char* digits = "0123456789abcdef";
@@ -59,14 +86,12 @@ std::string vector_reduce_expression(unsigned width) {
 
 }  // namespace
 
-reduction_engine::reduction_engine(const context& ctx, const description& d,
+reduction_engine::reduction_engine(const context& ctx, const reduction_description& d,
                                    const reduction_options& options, const std::string& what)
-    : ctx_(ctx) {
-  const std::string name = options.name.empty() ? "reduce" : options.name;
-  check_kernel_name(name, what);
-  who_ = what + " \"" + name + "\"";
-  params_ = parse_signature(d.arguments);
-  check_parameter_names(params_, who_);
+    : header_(start_template(ctx, what, options.name.empty() ? "reduce" : options.name, d.arguments,
+                             "i", d.type_name, d.type_needs_fp64)) {
+  const std::string& name = header_.name;
+  const std::string& who_ = header_.who;
   check_lengths_ = options.check_array_lengths;
   type_size_ = d.type_size;
   if (options.compensated) {
@@ -84,7 +109,8 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   // an array of T) of vec elements, grid applying to the vector kernel only.
   shape_ = reduction_shape(ctx, options.shape, d.type_size);
   const bool gpu = shape_.which == kernel_shape::kind::gpu;
-  const std::string vec_param = gpu && shape_.vec > 1 ? plain_load(params_, d) : std::string();
+  const std::string vec_param =
+      gpu && shape_.vec > 1 ? plain_array(header_.params, d.map, d.type_name) : std::string();
   if (vec_param.empty()) shape_.vec = shape_.grid = 0;
   vec_ = vec_param.empty() ? 1 : shape_.vec;
   if (!gpu) shape_.single = shape_.grid = 0;
@@ -110,7 +136,7 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
         {"shape", shape_.describe()},
         {"compensated", options.compensated ? "yes (Kahan)" : "no"},
         {"compensated_flag", options.compensated ? "1" : "0"},
-        {"extensions", fp64_pragma(ctx, params_, d.type_needs_fp64, who_)},
+        {"extensions", header_.fp64_pragma},
         {"preamble", options.preamble},
         {"map", snippet(d.map)},
         {"reduce", snippet(d.reduce)},
@@ -127,20 +153,18 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
         {"vec_param", vec_ > 1 ? vec_param : "0"},
         {"vec_reduce", vector_reduce_expression(vec_)},
         {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
-        {"count_name", count_name(params_)},
-        {"comma_parameters", comma_parameters(params_)},
-        {"comma_arguments", comma_arguments(params_)},
+        {"count_name", count_name(header_.params)},
+        {"comma_parameters", comma_parameters(header_.params)},
+        {"comma_arguments", comma_arguments(header_.params)},
     };
-    built_ = ctx.build(render_kernel("reduction", values), options.build_options);
+    built_ = build_template(ctx, header_, "reduction", values, options.build_options);
     contiguous_ = built_.kernel(name);
     strided_ = built_.kernel(name + "_strided");
     final_ = built_.kernel(name + "_final");
     if (vec_ > 1) vector_ = built_.kernel(name + "_vec");
-    std::size_t fits = local;
-    for (const kernel* k : {&contiguous_, &strided_, &final_, &vector_})
-      if (*k) fits = std::min(fits, k->work_group_size());
+    const std::size_t fits = fitted_group(local, {&contiguous_, &strided_, &final_, &vector_});
     if (fits >= local) break;
-    if (attempt >= 4 || fits == 0)
+    if (attempt >= 4)
       throw error(who_ + ": the kernels can run at most " + std::to_string(fits) +
                   " work-items per group on " + info.name + ", the shape needs " +
                   std::to_string(local));
@@ -148,29 +172,14 @@ reduction_engine::reduction_engine(const context& ctx, const description& d,
   }
 }
 
-void reduction_engine::user_arguments::set_on(cl_kernel k, cl_uint first) const {
-  if (list) {
-    list->set_on(k, first);
-    return;
-  }
-  for (std::size_t j = 0; j < buffer_count; ++j) {
-    cl_int code = clSetKernelArg(k, first + static_cast<cl_uint>(j), sizeof(cl_mem), &buffers[j]);
-    if (code != CL_SUCCESS) throw_cl_error("clSetKernelArg", code, "a built-in reduction");
-  }
-}
-
-event reduction_engine::run(const queue& q, const resolved_range& r, const user_arguments& args,
-                            cl_mem result, bool want_event) const {
+event reduction_engine::run(const queue& q, const resolved_range& r, const argument_list& args,
+                            const cl::Buffer& result, bool want_event) const {
   // On an out-of-order queue, barriers around the call (and between its stages) keep its
   // commands in order with each other and with the calls before and after it, as the pooled
   // partials and the single-launch counter need (both are reused by the next call).
   // Memory of another context is refused before anything is enqueued.
-  const cl_context owner = q.ctx().get();
-  require_same_context(result, nullptr, owner, who_, "the result array");
-  if (!args.list)
-    for (std::size_t j = 0; j < args.buffer_count; ++j)
-      require_same_context(args.buffers[j], nullptr, owner, who_,
-                           "input array " + std::to_string(j + 1));
+  require_same_context(result(), nullptr, q.ctx().get(), header_.who, "the result array");
+  check_lengths(args, r, check_lengths_);
   order_point(q);
   event last = run_stages(q, r, args, result, want_event);
   order_point(q);
@@ -178,21 +187,16 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
 }
 
 event reduction_engine::run_stages(const queue& q, const resolved_range& r,
-                                   const user_arguments& args, cl_mem result,
+                                   const argument_list& args, const cl::Buffer& result,
                                    bool want_event) const {
   const std::size_t local = shape_.local_size;
   const std::uint64_t count = r.count;
-  if (count == 0) {
-    // The final kernel over no partials writes the neutral element.
-    return launch_with(
-        q, final_, ndrange(local).with_local(local),
-        [&](kernel_state& k) {
-          set_arg(k, 0, cl_ulong(0));
-          check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &result), "clSetKernelArg");
-          check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
-        },
-        want_event);
-  }
+  auto final_range = [&] {
+    ndrange range = ndrange(local).with_local(local);
+    return want_event ? range : range.without_event();
+  };
+  // The final kernel over no partials writes the neutral element.
+  if (count == 0) return q.launch(final_, final_range(), cl_ulong(0), result, result);
   // Vector loads need step 1 and the slice start at a multiple of the vector width (buffers
   // start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes).
   const bool vector = vec_ > 1 && r.step == 1 && r.first % vec_ == 0;
@@ -207,99 +211,87 @@ event reduction_engine::run_stages(const queue& q, const resolved_range& r,
 
   // Back to the pool fenced by this queue when the call returns (another queue may be next).
   queue_temporary partials;
-  cl_mem stage1_out = result;
-  if (groups > 1) {
-    partials = queue_temporary(q, static_cast<std::size_t>(groups) * type_size_);
-    stage1_out = partials.get();
-  }
-  const ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
+  if (groups > 1) partials = queue_temporary(q, static_cast<std::size_t>(groups) * type_size_);
+  const cl::Buffer& stage1_out = groups > 1 ? *partials : result;
+  ndrange range1 = ndrange(static_cast<std::size_t>(groups) * local).with_local(local);
   // Stage 1. Arguments: first, step (strided kernel only), count, chunk, partials, then for the
   // single-launch shape the counter and result, then the user's arguments.
   const bool strided = r.step != 1;
   const bool one_launch = !strided && single_;  // the last group writes result[0]
-  const cl_mem counter = one_launch ? counter_for(q) : nullptr;
-  const kernel& stage1 = strided ? strided_ : vector ? vector_ : contiguous_;
-  event last = launch_with(
-      q, stage1, range1,
-      [&](kernel_state& k) {
-        cl_uint index = 0;
-        auto set_mem = [&](cl_mem m) {
-          check(clSetKernelArg(k.handle(), index++, sizeof(cl_mem), &m), "clSetKernelArg");
-        };
-        set_arg(k, index++, cl_ulong(r.first));
-        if (strided) set_arg(k, index++, cl_ulong(r.step));
-        set_arg(k, index++, cl_ulong(count));
-        set_arg(k, index++, cl_ulong(chunk));
-        set_mem(stage1_out);
-        if (one_launch) {
-          set_mem(counter);
-          set_mem(result);
-        }
-        args.set_on(k.handle(), index);
-      },
-      want_event && (one_launch || groups <= 1));
-  if (one_launch) return last;
-  if (groups > 1) {
-    order_point(q);  // stage 2 reads what stage 1 wrote
-    last = launch_with(
-        q, final_, ndrange(local).with_local(local),
-        [&](kernel_state& k) {
-          set_arg(k, 0, cl_ulong(groups));
-          check(clSetKernelArg(k.handle(), 1, sizeof(cl_mem), &stage1_out), "clSetKernelArg");
-          check(clSetKernelArg(k.handle(), 2, sizeof(cl_mem), &result), "clSetKernelArg");
-        },
-        want_event);
-  }
-  return last;
+  if (!(want_event && (one_launch || groups <= 1))) range1.without_event();
+  event last;
+  if (strided)
+    last = q.launch(strided_, range1, cl_ulong(r.first), cl_ulong(r.step), cl_ulong(count),
+                    cl_ulong(chunk), stage1_out, args);
+  else if (one_launch)
+    last = q.launch(vector ? vector_ : contiguous_, range1, cl_ulong(r.first), cl_ulong(count),
+                    cl_ulong(chunk), stage1_out, counter_for(q), result, args);
+  else
+    last = q.launch(vector ? vector_ : contiguous_, range1, cl_ulong(r.first), cl_ulong(count),
+                    cl_ulong(chunk), stage1_out, args);
+  if (one_launch || groups <= 1) return last;
+  order_point(q);  // stage 2 reads what stage 1 wrote
+  return q.launch(final_, final_range(), cl_ulong(groups), stage1_out, result);
 }
 
-cl_mem reduction_engine::counter_for(const queue& q) const {
-  // One zeroed counter per queue: calls on one queue run one after the other (in order, or
-  // between barriers on an out-of-order queue), and each call's last group resets it.
-  cl_command_queue handle = q.cl()();
-  std::lock_guard<std::mutex> lock(counters_mutex_);
-  for (const auto& c : counters_)
-    if (c.first == handle) return (*c.second)();
-  auto buffer = ctx_.pool().allocate(sizeof(cl_uint));
-  const cl_uint zero = 0;
-  translate_cl_errors([&] { q.cl().enqueueWriteBuffer(*buffer, CL_TRUE, 0, sizeof zero, &zero); },
-                      "zeroing a reduction counter");
-  counters_.emplace_back(handle, buffer);
-  return (*buffer)();
+const cl::Buffer& reduction_engine::counter_for(const queue& q) const {
+  struct counter {
+    std::once_flag zeroed;
+    std::shared_ptr<cl::Buffer> buffer;
+  };
+  counter& c = per_queue<counter>(q, shared_from_this());
+  std::call_once(c.zeroed, [&] {
+    c.buffer = q.ctx().pool().allocate(sizeof(cl_uint));
+    const cl_uint zero = 0;
+    translate_cl_errors(
+        [&] { q.cl().enqueueWriteBuffer(*c.buffer, CL_TRUE, 0, sizeof zero, &zero); },
+        "zeroing a reduction counter");
+  });
+  return *c.buffer;
 }
 
-std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes) {
-  return ctx.pool().allocate(bytes);
-}
-
-void read_result(const queue& q, const cl::Buffer& buffer, void* dst, std::size_t bytes) {
-  translate_cl_errors([&] { q.cl().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, dst); },
+void reduction_engine::run_to_host(const queue& q, const resolved_range& r,
+                                   const argument_list& args, void* dst) const {
+  const std::shared_ptr<cl::Buffer> result = q.ctx().pool().allocate(type_size_);
+  run(q, r, args, *result, false);
+  translate_cl_errors([&] { q.cl().enqueueReadBuffer(*result, CL_TRUE, 0, type_size_, dst); },
                       "reading a reduction result");
+}
+
+// ---- reduction_core ------------------------------------------------------------------------
+
+reduction_core::reduction_core(const context& ctx, const reduction_description& d,
+                               const reduction_options& options, const std::string& what)
+    : engine_(std::make_shared<const reduction_engine>(ctx, d, options, what)) {}
+
+const reduction_engine& reduction_core::engine() const {
+  if (!engine_) throw error("reduction_kernel: called before construction");
+  return *engine_;
+}
+const std::string& reduction_core::who() const {
+  return engine().header().who;
+}
+const std::vector<parameter>& reduction_core::parameters() const {
+  return engine().header().params;
+}
+const std::string& reduction_core::source() const {
+  return engine().source();
+}
+const kernel_shape& reduction_core::shape() const {
+  return engine().shape();
+}
+event reduction_core::into(const queue& q, const resolved_range& r, const argument_list& args,
+                           const cl::Buffer& result) const {
+  return engine().run(q, r, args, result);
+}
+void reduction_core::to_host(const queue& q, const resolved_range& r, const argument_list& args,
+                             void* dst) const {
+  engine().run_to_host(q, r, args, dst);
 }
 
 // ---- built-ins -----------------------------------------------------------------------------
 
 namespace {
-
-struct scalar_row {
-  const char* name;
-  std::size_t size;
-  bool floating;
-  const char* min_value;  // OpenCL C constants
-  const char* max_value;
-};
-constexpr scalar_row kScalars[] = {
-    {"char", 1, false, "CHAR_MIN", "CHAR_MAX"},
-    {"uchar", 1, false, "0", "UCHAR_MAX"},
-    {"short", 2, false, "SHRT_MIN", "SHRT_MAX"},
-    {"ushort", 2, false, "0", "USHRT_MAX"},
-    {"int", 4, false, "INT_MIN", "INT_MAX"},
-    {"uint", 4, false, "0", "UINT_MAX"},
-    {"long", 8, false, "LONG_MIN", "LONG_MAX"},
-    {"ulong", 8, false, "0", "ULONG_MAX"},
-    {"float", 4, true, "NAN", "NAN"},
-    {"double", 8, true, "NAN", "NAN"},
-};
 
 const char* op_name(builtin_reduction op) {
   switch (op) {
@@ -317,16 +309,16 @@ const char* op_name(builtin_reduction op) {
   return "?";
 }
 
-reduction_engine::description describe_builtin(builtin_reduction op, int element, int result) {
-  const scalar_row& e = kScalars[element];
-  const scalar_row& r = kScalars[result];
+reduction_description describe_builtin(builtin_reduction op, int element, int result) {
+  const scalar_type& e = scalar_types[element];
+  const scalar_type& r = scalar_types[result];
   const std::string t = e.name;
-  const bool fp = e.floating;
-  reduction_engine::description d;
+  const bool fp = e.is_floating;
+  reduction_description d;
   d.arguments = "global const " + t + "* x";
   d.type_name = r.name;
   d.type_size = r.size;
-  d.type_is_floating = r.floating;
+  d.type_is_floating = r.is_floating;
   d.type_needs_fp64 = std::string(r.name) == "double" || t == "double";
   const std::string lo = fp ? "fmin" : "min", hi = fp ? "fmax" : "max";
   switch (op) {
@@ -344,12 +336,12 @@ reduction_engine::description describe_builtin(builtin_reduction op, int element
     case builtin_reduction::min:
       d.map = "x[i]";
       d.reduce = lo + "(a, b)";
-      d.neutral = fp ? "NAN" : e.max_value;
+      d.neutral = fp ? "NAN" : e.max_constant;
       break;
     case builtin_reduction::max:
       d.map = "x[i]";
       d.reduce = hi + "(a, b)";
-      d.neutral = fp ? "NAN" : e.min_value;
+      d.neutral = fp ? "NAN" : e.min_constant;
       break;
     case builtin_reduction::minmax: {
       const std::string t2 = t + "2";
@@ -358,70 +350,51 @@ reduction_engine::description describe_builtin(builtin_reduction op, int element
       d.type_is_floating = false;
       d.map = "(" + t2 + ")(x[i], x[i])";
       d.reduce = "(" + t2 + ")(" + lo + "(a.x, b.x), " + hi + "(a.y, b.y))";
-      d.neutral =
-          "(" + t2 + ")(" + (fp ? "NAN" : e.max_value) + ", " + (fp ? "NAN" : e.min_value) + ")";
+      d.neutral = "(" + t2 + ")(" + (fp ? "NAN" : e.max_constant) + ", " +
+                  (fp ? "NAN" : e.min_constant) + ")";
       break;
     }
   }
   return d;
 }
 
-struct builtin_entry {
-  context keep;  // keeps identity() unique while the entry lives
-  const void* identity;
-  builtin_reduction op;
-  int element, result;
-  bool compensated;
-  std::unique_ptr<reduction_engine> engine;
-};
-
 }  // namespace
 
 const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op, int element,
                                        int result, bool compensated) {
-  // Never destroyed: the engines hold OpenCL objects that must not be released after the
-  // driver has shut down at exit.
-  static std::mutex* mutex = new std::mutex;
-  static auto* entries = new std::vector<std::unique_ptr<builtin_entry>>;
-  const void* id = ctx.identity();
-  std::lock_guard<std::mutex> lock(*mutex);
-  for (const auto& e : *entries)
-    if (e->identity == id && e->op == op && e->element == element && e->result == result &&
-        e->compensated == compensated)
-      return *e->engine;
-
-  reduction_options options;
-  options.name = std::string(op_name(op)) + "_" + kScalars[element].name +
-                 (result != element ? std::string("_to_") + kScalars[result].name : "") +
-                 (compensated ? "_compensated" : "");
-  options.compensated = compensated;
-  options.check_array_lengths = false;  // run_builtin checks
-  auto entry = std::make_unique<builtin_entry>();
-  entry->keep = ctx;
-  entry->identity = id;
-  entry->op = op;
-  entry->element = element;
-  entry->result = result;
-  entry->compensated = compensated;
-  entry->engine = std::make_unique<reduction_engine>(
-      ctx, describe_builtin(op, element, result), options, std::string("clforge::") + op_name(op));
-  entries->push_back(std::move(entry));
-  return *entries->back()->engine;
+  const std::string name =
+      std::string(op_name(op)) + "_" + scalar_types[element].name +
+      (result != element ? std::string("_to_") + scalar_types[result].name : "") +
+      (compensated ? "_compensated" : "");
+  // Kept with the context (released with it), so the engine holds no context handle.
+  return *per_context_as<reduction_engine>(ctx, "clforge.reductions", name, [&] {
+    reduction_options options;
+    options.name = name;
+    options.compensated = compensated;
+    options.check_array_lengths = false;  // the built-ins check their arrays themselves
+    return std::make_shared<reduction_engine>(ctx, describe_builtin(op, element, result), options,
+                                              std::string("clforge::") + op_name(op));
+  });
 }
 
+namespace {
+argument_list bind_builtin(const reduction_engine& engine, const cl_mem* buffers,
+                           std::size_t buffer_count) {
+  const template_header& h = engine.header();
+  const cl::Buffer x(buffers[0], true);
+  if (buffer_count == 1) return argument_list::bind(h.who, h.params, x);
+  return argument_list::bind(h.who, h.params, x, cl::Buffer(buffers[1], true));
+}
+}  // namespace
+
 event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                  std::size_t buffer_count, std::size_t n, cl_mem result, bool want_event) {
-  reduction_engine::user_arguments args;
-  args.buffers = buffers;
-  args.buffer_count = buffer_count;
-  return engine.run(q, whole_range(n), args, result, want_event);
+                  std::size_t buffer_count, std::size_t n, const cl::Buffer& result) {
+  return engine.run(q, whole_range(n), bind_builtin(engine, buffers, buffer_count), result);
 }
 
 void run_builtin_to_host(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                         std::size_t buffer_count, std::size_t n, void* dst, std::size_t bytes) {
-  auto buffer = result_buffer(q.ctx(), bytes);
-  run_builtin(q, engine, buffers, buffer_count, n, (*buffer)(), false);
-  read_result(q, *buffer, dst, bytes);
+                         std::size_t buffer_count, std::size_t n, void* dst) {
+  engine.run_to_host(q, whole_range(n), bind_builtin(engine, buffers, buffer_count), dst);
 }
 
 void throw_builtin_error(const char* what, const std::string& detail) {

@@ -11,7 +11,7 @@
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 #include "tuning.hpp"
 
 namespace clforge {
@@ -26,22 +26,6 @@ constexpr std::size_t kMaxScanItems = 64;
 constexpr std::size_t kMaxScanWindow = 1024;
 constexpr std::size_t kMaxLanes = 16;
 constexpr std::size_t kMaxChunkValue = std::size_t(1) << 24;
-
-bool is_word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-// Whether `text` uses the identifier `name` (a whole word).
-bool uses_identifier(std::string_view text, std::string_view name) {
-  for (std::size_t pos = text.find(name); pos != std::string_view::npos;
-       pos = text.find(name, pos + 1)) {
-    const bool left = pos == 0 || !is_word_char(text[pos - 1]);
-    const std::size_t end = pos + name.size();
-    const bool right = end >= text.size() || !is_word_char(text[end]);
-    if (left && right) return true;
-  }
-  return false;
-}
 
 std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -97,18 +81,21 @@ void tile_from_string(const std::string& v, env_tile& t, const char* where) {
 
 }  // namespace
 
-// Per-queue state of the look-back: tile statuses (never cleared, see the epoch in the kernel)
-// and the two tile counters.
+// Per-queue state of the look-back (queue::attachment): tile statuses (never cleared, see the
+// epoch in the kernel) and the two tile counters.
 struct lookback_state {
+  std::mutex mutex;  // epochs must follow the order of enqueueing
   std::shared_ptr<cl::Buffer> counters, state, aggregate, inclusive;
   std::size_t tiles = 0;
   std::uint32_t epoch = 0;
 };
 
-struct scan_engine {
-  context ctx;
-  std::string name, who;
-  std::vector<parameter> params;
+// Holds no context handle (kept with the context by shared_scan); a call takes the queue's.
+struct scan_engine : std::enable_shared_from_this<scan_engine> {
+  template_header header;
+  cl_context owner = nullptr;  // of the built programs, which retain it
+  std::size_t compute_units = 1;
+  const std::string& who() const { return header.who; }
   std::vector<bool> indexed;  // per parameter: indexed with [i] by a snippet
   scan_value_type type;
   scan_kind kind = scan_kind::inclusive;
@@ -125,9 +112,6 @@ struct scan_engine {
   program main_program, total_program;
   kernel main, total, reduce, spine;
 
-  mutable std::mutex mutex;
-  mutable std::map<cl_command_queue, lookback_state> states;
-
   std::size_t tile() const { return items * group; }
   // On an out-of-order queue, order_point puts barriers between dependent commands.
   event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first) const;
@@ -135,25 +119,6 @@ struct scan_engine {
 };
 
 namespace {
-
-void validate(const scan_engine& e) {
-  if (!is_identifier(e.name))
-    throw error("scan_kernel: the name \"" + e.name + "\" is not a C identifier");
-  check_kernel_name(e.name, "scan_kernel");  // its length
-  static const char* const reserved[] = {"i", "n", "item", "prev_item", "last_item"};
-  for (const parameter& p : e.params) {
-    for (const char* r : reserved)
-      if (p.name == r)
-        throw error(e.who + ": the parameter name \"" + p.name +
-                    "\" is reserved (i, n, item, prev_item, last_item)");
-    if (p.name.rfind("clforge_", 0) == 0)
-      throw error(e.who + ": parameter names starting with clforge_ are reserved");
-  }
-  // The one fp64 check (docs/errors.md row 18), before any source is generated.
-  require_type_support(e.ctx.info(), e.params, e.who);
-  if (e.type.needs_fp64)
-    require_type_support(e.ctx.info(), "double", e.who + " (value type " + e.type.name + ")");
-}
 
 // Local memory the look-back kernel needs for a tile shape.
 std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::size_t group) {
@@ -166,8 +131,9 @@ std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::s
 }
 
 // The look-back tile: scan_options where set, else the tuned policy (tuning_tables.cpp).
-void choose_tile(scan_engine& e, const scan_options& options, const scan_policy& policy) {
-  const device_info& info = e.ctx.info();
+void choose_tile(const context& ctx, scan_engine& e, const scan_options& options,
+                 const scan_policy& policy) {
+  const device_info& info = ctx.info();
   e.window = options.lookback_window ? options.lookback_window : policy.window;
   std::size_t items = options.items_per_thread, group = options.group_size;
   const bool from_options = items || group;
@@ -178,62 +144,35 @@ void choose_tile(scan_engine& e, const scan_options& options, const scan_policy&
   e.layout =
       options.lookback_layout != scan_layout::automatic ? options.lookback_layout : policy.layout;
   if (e.layout != scan_layout::striped && e.layout != scan_layout::striped_vector)
-    throw error(e.who + ": lookback_layout must be automatic, striped or striped_vector, not " +
+    throw error(e.who() + ": lookback_layout must be automatic, striped or striped_vector, not " +
                 std::to_string(static_cast<int>(e.layout)));
   if (!items)
     items = policy.items
                 ? policy.items
                 : std::clamp<std::size_t>(policy.item_bytes / e.type.size, 1, policy.max_items);
   if (!group) group = policy.group;
-  check_bound(e.who, "items (items_per_thread)", items, 1, kMaxScanItems);
-  check_bound(e.who, "group (group_size)", group, 1, kMaxGroupSize);
-  check_bound(e.who, "window (lookback_window)", e.window, 1, kMaxScanWindow);
-  check_bound(e.who, "groups_per_cu (lookback_groups_per_cu)", e.groups_per_cu, 0, kMaxGroupsPerCu);
+  check_bound(e.who(), "items (items_per_thread)", items, 1, kMaxScanItems);
+  check_bound(e.who(), "group (group_size)", group, 1, kMaxGroupSize);
+  check_bound(e.who(), "window (lookback_window)", e.window, 1, kMaxScanWindow);
+  check_bound(e.who(), "groups_per_cu (lookback_groups_per_cu)", e.groups_per_cu, 0,
+              kMaxGroupsPerCu);
   group = std::min(group, info.max_work_group_size);
   const std::string origin = from_options ? "scan_options" : "";
   // Shrink the default to fit local memory; refuse a shape the user asked for.
   while (lookback_local_bytes(e, items, group) > info.local_mem_bytes) {
     if (!origin.empty() || items == 1)
-      throw error(
-          e.who + ": a look-back tile of " + std::to_string(items) + " x " + std::to_string(group) +
-          " " + e.type.name + " needs " + std::to_string(lookback_local_bytes(e, items, group)) +
-          " bytes of local memory, " + info.name + " has " + std::to_string(info.local_mem_bytes) +
-          (origin.empty() ? "" : " (tile shape from " + origin + ")"));
+      throw error(e.who() + ": a look-back tile of " + std::to_string(items) + " x " +
+                  std::to_string(group) + " " + e.type.name + " needs " +
+                  std::to_string(lookback_local_bytes(e, items, group)) +
+                  " bytes of local memory, " + info.name + " has " +
+                  std::to_string(info.local_mem_bytes) +
+                  (origin.empty() ? "" : " (tile shape from " + origin + ")"));
     items = std::max<std::size_t>(1, items * 3 / 4);
   }
   e.items = items;
   e.group = group;
 
   e.window = std::min(e.window, group);
-}
-
-bool is_vector_scalar(const std::string& t) {
-  static const char* const names[] = {"char", "uchar", "short", "ushort", "int",
-                                      "uint", "long",  "ulong", "float",  "double"};
-  for (const char* name : names)
-    if (t == name) return true;
-  return false;
-}
-
-// The array NAME when the snippet is a plain load "NAME[i]" (or, with `store`, a plain store
-// "NAME[i] = item") and NAME is a global pointer parameter to the scan's value type (writable
-// when `store`); else "".
-std::string plain_array(const scan_engine& e, std::string_view snippet, const std::string& type,
-                        bool store = false) {
-  const std::string name = store ? plain_store_name(snippet) : plain_load_name(snippet);
-  for (const parameter& p : e.params)
-    if (!name.empty() && p.name == name && p.is_pointer && p.address_space == "global" &&
-        p.type == type && (!store || !p.is_const))
-      return p.name;
-  return "";
-}
-
-program build(const scan_engine& e, const std::string& source, const std::string& options) {
-  try {
-    return e.ctx.build(source, options);
-  } catch (const error& failure) {
-    throw error(e.who + ": ", failure);
-  }
 }
 
 std::string user_parameter_list(const std::vector<parameter>& params) {
@@ -247,25 +186,24 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                      std::string_view input_expr, std::string_view scan_expr,
                      std::string_view neutral, std::string_view output_stmt, scan_kind kind,
                      const scan_options& options) {
-  if (!ctx) throw error("scan_kernel: the context is empty");
   auto e = std::make_shared<scan_engine>();
-  e->ctx = ctx;
-  e->name = options.name.empty() ? "scan" : options.name;
-  e->who = "scan_kernel \"" + e->name + "\"";
+  e->header =
+      start_template(ctx, "scan_kernel", options.name.empty() ? "scan" : options.name, arguments,
+                     "i, n, item, prev_item, last_item", type.name, type.needs_fp64);
+  e->owner = ctx.get();
+  e->compute_units = std::max<std::size_t>(1, ctx.info().compute_units);
   e->type = type;
   e->kind = kind;
-  e->params = parse_signature(arguments);
   e->segmented = !options.is_segment_start.empty();
-  e->uses_last_item = uses_identifier(output_stmt, "last_item");
+  e->uses_last_item = uses_name(output_stmt, "last_item");
   e->packed = type.size <= 4;
-  validate(*e);
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
-      throw error(e->who + ": the input, scan and neutral expressions must not be empty");
+      throw error(e->who() + ": the input, scan and neutral expressions must not be empty");
 
   const std::string snippets =
       std::string(input_expr) + "\n" + std::string(output_stmt) + "\n" + options.is_segment_start;
-  for (const parameter& p : e->params)
+  for (const parameter& p : e->header.params)
     e->indexed.push_back(options.check_array_lengths && p.is_pointer &&
                          p.address_space != "local" && indexes_with_i(snippets, p.name));
 
@@ -275,7 +213,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       options.algorithm != scan_algorithm::automatic ? options.algorithm : policy.algorithm;
 
   template_values values{
-      {"name", e->name},
+      {"name", e->header.name},
       {"preamble", options.preamble},
       {"value_type", type.name},
       {"neutral", snippet(neutral)},
@@ -285,13 +223,13 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       {"is_segment_start", e->segmented ? snippet(options.is_segment_start) : "0"},
       {"segmented", e->segmented ? "1" : "0"},
       {"inclusive", kind == scan_kind::inclusive ? "1" : "0"},
-      {"user_parameters", user_parameter_list(e->params)},
+      {"user_parameters", user_parameter_list(e->header.params)},
   };
-  if (type.needs_fp64)
-    values["preamble"] = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" + options.preamble;
+  if (!e->header.fp64_pragma.empty())
+    values["preamble"] = e->header.fp64_pragma + "\n" + options.preamble;
 
   if (e->algorithm == scan_algorithm::lookback) {
-    choose_tile(*e, options, policy);
+    choose_tile(ctx, *e, options, policy);
     values["group_size"] = std::to_string(e->group);
     values["items_per_thread"] = std::to_string(e->items);
     values["lookback_window"] = std::to_string(e->window);
@@ -299,10 +237,10 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     // striped_vector: a plain load NAME[i] / store NAME[i] = item of a global array of the value
     // type moves whole tiles as 4-vectors (other snippets, partial tiles: the scalar path).
     const bool vector = e->layout == scan_layout::striped_vector && e->items % 4 == 0 &&
-                        !e->segmented && is_vector_scalar(type.name);
-    const std::string in_array = vector ? plain_array(*e, input_expr, type.name) : "";
+                        !e->segmented && scalar_type_index(type.name) >= 0;
+    const std::string in_array = vector ? plain_array(e->header.params, input_expr, type.name) : "";
     const std::string out_array =
-        vector && kind == scan_kind::inclusive ? plain_array(*e, output_stmt, type.name, true) : "";
+        vector && kind == scan_kind::inclusive ? plain_array(e->header.params, output_stmt, type.name, true) : "";
     values["in_registers"] = e->in_registers ? "1" : "0";
     values["vector_in"] = in_array.empty() ? "0" : "1";
     values["vector_input"] = in_array.empty() ? "clforge_unused" : in_array;
@@ -312,19 +250,21 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["packed"] = e->packed ? "1" : "0";
     values["has_last_item"] = e->uses_last_item ? "1" : "0";
     values["total_only"] = "0";
-    e->main_program = build(*e, render_kernel("scan_lookback", values), options.build_options);
-    e->main = e->main_program.kernel(e->name);
+    e->main_program =
+        build_template(ctx, e->header, "scan_lookback", values, options.build_options);
+    e->main = e->main_program.kernel(e->header.name);
     if (e->uses_last_item) {
-      values["name"] = e->name + "_last_item";
+      values["name"] = e->header.name + "_last_item";
       values["has_last_item"] = "0";
       values["total_only"] = "1";
-      e->total_program = build(*e, render_kernel("scan_lookback", values), options.build_options);
-      e->total = e->total_program.kernel(e->name + "_last_item");
+      e->total_program =
+          build_template(ctx, e->header, "scan_lookback", values, options.build_options);
+      e->total = e->total_program.kernel(e->header.name + "_last_item");
     }
   } else {
-    check_bound(e->who, "chunk_granularity", options.chunk_granularity, 0, kMaxChunkValue);
-    check_bound(e->who, "max_chunks", options.max_chunks, 0, kMaxChunkValue);
-    check_bound(e->who, "lanes", options.lanes, 0, kMaxLanes);
+    check_bound(e->who(), "chunk_granularity", options.chunk_granularity, 0, kMaxChunkValue);
+    check_bound(e->who(), "max_chunks", options.max_chunks, 0, kMaxChunkValue);
+    check_bound(e->who(), "lanes", options.lanes, 0, kMaxLanes);
     e->granularity = options.chunk_granularity ? options.chunk_granularity : policy.granularity;
     const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
     e->lanes = options.lanes ? options.lanes : floating ? policy.lanes_floating : policy.lanes;
@@ -335,21 +275,21 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
             : policy.max_chunks;
     e->rts_local = policy.rts_group;
     values["lanes"] = std::to_string(e->lanes);
-    values["reduce_name"] = e->name + "_reduce";
-    values["spine_name"] = e->name + "_spine";
-    e->main_program = build(*e, render_kernel("scan_rts", values), options.build_options);
-    e->main = e->main_program.kernel(e->name);
-    e->reduce = e->main_program.kernel(e->name + "_reduce");
-    e->spine = e->main_program.kernel(e->name + "_spine");
+    values["reduce_name"] = e->header.name + "_reduce";
+    values["spine_name"] = e->header.name + "_spine";
+    e->main_program = build_template(ctx, e->header, "scan_rts", values, options.build_options);
+    e->main = e->main_program.kernel(e->header.name);
+    e->reduce = e->main_program.kernel(e->header.name + "_reduce");
+    e->spine = e->main_program.kernel(e->header.name + "_spine");
   }
   engine_ = std::move(e);
 }
 
 const std::vector<parameter>& scan_core::parameters() const {
-  return engine_->params;
+  return engine_->header.params;
 }
 const std::string& scan_core::who() const {
-  return engine_->who;
+  return engine_->who();
 }
 scan_algorithm scan_core::algorithm() const {
   return engine_->algorithm;
@@ -368,21 +308,23 @@ void scan_core::check_lengths(std::size_t n, const std::vector<std::size_t>& len
   const scan_engine& e = *engine_;
   for (std::size_t k = 0; k < lengths.size() && k < e.indexed.size(); ++k)
     if (e.indexed[k] && lengths[k] != npos && lengths[k] < n)
-      throw error(e.who + ": array argument " + std::to_string(k + 1) + " (" + e.params[k].name +
-                  ") has " + std::to_string(lengths[k]) + " elements, but the scan runs over " +
-                  std::to_string(n) +
+      throw error(e.who() + ": array argument " + std::to_string(k + 1) + " (" +
+                  e.header.params[k].name + ") has " + std::to_string(lengths[k]) +
+                  " elements, but the scan runs over " + std::to_string(n) +
                   " indices and indexes it with [i] (scan_options::check_array_lengths)");
 }
 
-event scan_core::run(const queue& q, std::size_t n, const argument_list& args) const {
-  return launch(q, n, args).last;
+std::size_t scan_core::length_of(const index_range& r) const {
+  if (r.is_slice || r.step != 1 || r.start != 0 || r.stop < 0)
+    throw error(who() + ": a scan runs over the indices [0, n); pass clforge::range(n)");
+  return static_cast<std::size_t>(r.stop);
 }
 
 scan_core::events scan_core::launch(const queue& q, std::size_t n,
                                     const argument_list& args) const {
   const scan_engine& e = *engine_;
-  if (q.ctx().identity() != e.ctx.identity())
-    throw error(e.who + ": the queue belongs to another context than the kernel");
+  if (q.ctx().get() != e.owner)
+    throw error(e.who() + ": the queue belongs to another context than the kernel");
   events out;
   if (n == 0) return out;
   // On an out-of-order queue: barriers before, between and after the commands, which depend
@@ -395,8 +337,8 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
 }
 
 namespace {
-std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
-  return ctx.pool().allocate(std::max<std::size_t>(bytes, 8));
+std::shared_ptr<cl::Buffer> allocate(const queue& q, std::size_t bytes) {
+  return q.ctx().pool().allocate(std::max<std::size_t>(bytes, 8));
 }
 event fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
   return translate_cl_errors([&] {
@@ -411,13 +353,13 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
                                 event* first) const {
   const std::size_t tiles = (n + tile() - 1) / tile();
   if (tiles > 0xfffffff0u)
-    throw error(who + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
+    throw error(who() + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
                 std::to_string(tile()));
-  std::lock_guard<std::mutex> lock(mutex);  // epochs must follow the order of enqueueing
-  lookback_state& st = states[q.get()];
+  lookback_state& st = per_queue<lookback_state>(q, shared_from_this());
+  std::lock_guard<std::mutex> lock(st.mutex);  // epochs must follow the order of enqueueing
   bool fresh = false;
   if (!st.counters) {
-    st.counters = allocate(ctx, 2 * sizeof(cl_uint));
+    st.counters = allocate(q, 2 * sizeof(cl_uint));
     *first = fill_zero(q, *st.counters, 2 * sizeof(cl_uint));
   }
   if (st.tiles < tiles) {
@@ -426,11 +368,11 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
     for (auto* old : {&st.state, &st.aggregate, &st.inclusive})
       memory_pool::release_after(*old, q.cl(), !q.out_of_order());
     if (packed) {
-      st.state = allocate(ctx, want * sizeof(cl_ulong));
+      st.state = allocate(q, want * sizeof(cl_ulong));
     } else {
-      st.state = allocate(ctx, want * sizeof(cl_uint));
-      st.aggregate = allocate(ctx, want * type.size);
-      st.inclusive = allocate(ctx, want * type.size);
+      st.state = allocate(q, want * sizeof(cl_uint));
+      st.aggregate = allocate(q, want * type.size);
+      st.inclusive = allocate(q, want * type.size);
     }
     st.tiles = want;
     fresh = true;
@@ -449,26 +391,21 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
   queue_temporary total_buffer;
   if (uses_last_item) total_buffer = queue_temporary(q, std::max<std::size_t>(type.size, 8));
 
-  const std::size_t groups =
-      groups_per_cu
-          ? std::min(tiles, groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units))
-          : tiles;
+  const std::size_t groups = groups_per_cu ? std::min(tiles, groups_per_cu * compute_units) : tiles;
   ndrange range = ndrange(groups * group).with_local(group);
+  // Arguments: the user's, n, the epoch, the tile counters and statuses (unpacked: also the
+  // aggregates and inclusive values), and the total where the output uses last_item.
   auto launch_pass = [&](const kernel& k) {
     const cl_uint epoch = ++st.epoch;
-    return launch_with(q, k, range, [&](kernel_state& ks) {
-      args.set_on(ks.handle(), 0);
-      cl_uint index = static_cast<cl_uint>(args.count());
-      set_arg(ks, index++, static_cast<cl_ulong>(n));
-      set_arg(ks, index++, epoch);
-      set_arg(ks, index++, *st.counters);
-      set_arg(ks, index++, *st.state);
-      if (!packed) {
-        set_arg(ks, index++, *st.aggregate);
-        set_arg(ks, index++, *st.inclusive);
-      }
-      if (uses_last_item) set_arg(ks, index++, *total_buffer);
-    });
+    const cl_ulong count = n;
+    if (packed && uses_last_item)
+      return q.launch(k, range, args, count, epoch, *st.counters, *st.state, *total_buffer);
+    if (packed) return q.launch(k, range, args, count, epoch, *st.counters, *st.state);
+    if (uses_last_item)
+      return q.launch(k, range, args, count, epoch, *st.counters, *st.state, *st.aggregate,
+                      *st.inclusive, *total_buffer);
+    return q.launch(k, range, args, count, epoch, *st.counters, *st.state, *st.aggregate,
+                    *st.inclusive);
   };
   event last;
   if (uses_last_item) {
@@ -490,25 +427,12 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
   const queue_temporary heads(q, std::max<std::size_t>(chunks, 8));
   const ndrange range = ndrange::padded((chunks + lanes - 1) / lanes).with_local(rts_local);
   // The reduce and main kernels both take the user's arguments, then n, chunk, chunks, sums.
-  auto set_chunk_args = [&](kernel_state& ks) {
-    args.set_on(ks.handle(), 0);
-    cl_uint index = static_cast<cl_uint>(args.count());
-    set_arg(ks, index++, static_cast<cl_ulong>(n));
-    set_arg(ks, index++, static_cast<cl_ulong>(chunk));
-    set_arg(ks, index++, static_cast<cl_ulong>(chunks));
-    set_arg(ks, index++, *sums);
-    return index;
-  };
-  *first = launch_with(q, reduce, range,
-                       [&](kernel_state& ks) { set_arg(ks, set_chunk_args(ks), *heads); });
+  const cl_ulong count = n, chunk_size = chunk, chunk_count = chunks;
+  *first = q.launch(reduce, range, args, count, chunk_size, chunk_count, *sums, *heads);
   order_point(q);
-  launch_with(q, spine, ndrange(1).with_local(1), [&](kernel_state& ks) {
-    set_arg(ks, 0, static_cast<cl_ulong>(chunks));
-    set_arg(ks, 1, *sums);
-    set_arg(ks, 2, *heads);
-  });
+  q.launch(spine, ndrange(1).with_local(1), chunk_count, *sums, *heads);
   order_point(q);
-  return launch_with(q, main, range, [&](kernel_state& ks) { set_chunk_args(ks); });
+  return q.launch(main, range, args, count, chunk_size, chunk_count, *sums);
 }
 
 }  // namespace detail
@@ -527,23 +451,23 @@ scan_options& scan_options::tile(const std::string& spec) {
 
 namespace detail {
 
-// ---- caches of the algorithms built on scan_kernel ------------------------------------------
+// ---- the scans behind inclusive_scan, copy_if, ... ------------------------------------------
 
-std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
-                                  std::shared_ptr<void> (*make)(const context&, const void*),
-                                  const void* make_argument) {
-  // Kernels keep their context alive, so a context's identity is never reused while cached.
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, std::string>, std::shared_ptr<void>> cache;
-  const auto full_key = std::make_pair(ctx.identity(), key);
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = cache.find(full_key);
-    if (found != cache.end()) return found->second;
-  }
-  std::shared_ptr<void> made = make(ctx, make_argument);  // builds outside the lock
-  std::lock_guard<std::mutex> lock(mutex);
-  return cache.emplace(full_key, std::move(made)).first->second;
+scan_core shared_scan(const context& ctx, const scan_value_type& type, const std::string& arguments,
+                      const std::string& input_expr, const std::string& scan_expr,
+                      const std::string& neutral, const std::string& output_stmt, scan_kind kind,
+                      const std::string& name, const std::string& preamble) {
+  const std::string key = type.name + '\x1f' + std::to_string(type.size) + '\x1f' + arguments +
+                          '\x1f' + input_expr + '\x1f' + scan_expr + '\x1f' + neutral + '\x1f' +
+                          output_stmt + '\x1f' + (kind == scan_kind::inclusive ? "i" : "e") +
+                          '\x1f' + name + '\x1f' + preamble;
+  return *per_context_as<scan_core>(ctx, "clforge.scans", key, [&] {
+    scan_options options;
+    options.name = name;
+    options.preamble = preamble;
+    return std::make_shared<scan_core>(ctx, type, arguments, input_expr, scan_expr, neutral,
+                                       output_stmt, kind, options);
+  });
 }
 
 }  // namespace detail

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "clforge/algorithms/selection.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 #include "tuning.hpp"
 
 namespace clforge::detail {

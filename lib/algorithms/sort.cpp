@@ -10,7 +10,7 @@
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 #include "tuning.hpp"
 
 namespace clforge {
@@ -399,16 +399,14 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
                                      const std::vector<std::string>& sort_by, unsigned key_bits,
                                      const radix_sort_options& options) {
   using namespace detail;
-  if (!ctx) throw error("radix_sort_kernel: the context is empty");
   auto st = std::make_shared<radix_sort_state>();
   st->ctx = ctx;
-  st->name = options.name.empty() ? "radix_sort" : options.name;
-  check_kernel_name(st->name, "radix_sort_kernel");
-  st->who = "radix_sort_kernel \"" + st->name + "\"";
-  st->params = parse_signature(arguments);
-  check_parameter_names(st->params, st->who);
-  for (const parameter& p : st->params)
-    if (p.name == "n") throw error(st->who + ": a parameter may not be called n (the length)");
+  template_header header =
+      start_template(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
+                     arguments, "i, n");
+  st->name = header.name;
+  st->who = header.who;
+  st->params = header.params;
   if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the key expression is empty");
   if (key_bits < 1 || key_bits > 64)
@@ -432,7 +430,7 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
   st->algorithm = options.algorithm;
   st->scratch = options.scratch;
 
-  const std::string pragma = fp64_pragma(ctx, st->params, false, st->who);
+  const std::string& pragma = header.fp64_pragma;
   std::string moved_parameters, moves;
   for (std::size_t j = 0; j < st->sorted.size(); ++j) {
     const parameter& p = st->params[st->sorted[j]];
@@ -495,15 +493,9 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
   const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
   std::shared_ptr<cl::Buffer> keys = allocate(st.ctx, n * st.key.bits / 8);
   std::shared_ptr<cl::Buffer> index = allocate(st.ctx, n * index_size);
-  const cl_uint user = static_cast<cl_uint>(bound.count());
 
   order_point(q);
-  launch_with(q, wide ? st.keys64 : st.keys32, ndrange(n), [&](kernel_state& ks) {
-    bound.set_on(ks.handle(), 0);
-    set_arg(ks, user, cl_ulong(n));
-    set_arg(ks, user + 1, *keys);
-    set_arg(ks, user + 2, *index);
-  });
+  q.launch(wide ? st.keys64 : st.keys32, ndrange(n), bound, cl_ulong(n), *keys, *index);
   order_point(q);
   sort_options o;
   o.end_bit = st.key_bits;
@@ -513,13 +505,9 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
 
   std::vector<std::shared_ptr<cl::Buffer>> moved;
   for (std::size_t k : st.sorted) moved.push_back(allocate(st.ctx, n * sizes[k]));
-  launch_with(q, wide ? st.permute64 : st.permute32, ndrange(n), [&](kernel_state& ks) {
-    bound.set_on(ks.handle(), 0);
-    set_arg(ks, user, cl_ulong(n));
-    set_arg(ks, user + 1, *index);
-    for (std::size_t j = 0; j < moved.size(); ++j)
-      set_arg(ks, user + 2 + static_cast<cl_uint>(j), *moved[j]);
-  });
+  std::vector<cl::Buffer> targets;
+  for (const auto& buffer : moved) targets.push_back(*buffer);
+  q.launch(wide ? st.permute64 : st.permute32, ndrange(n), bound, cl_ulong(n), *index, targets);
   order_point(q);
   event last;
   for (std::size_t j = 0; j < moved.size(); ++j) {

@@ -15,7 +15,7 @@
 #include "../tuner/policy_hooks.hpp"
 #include "clforge/error.hpp"
 #include "clforge/tuning.hpp"
-#include "snippet_support.hpp"
+#include "template_engine.hpp"
 
 namespace clforge::detail {
 

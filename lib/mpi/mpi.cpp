@@ -335,20 +335,6 @@ std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& poly
   return 0;
 }
 
-std::shared_ptr<void> cached(const context& ctx, const std::string& key,
-                             std::shared_ptr<void> (*make)(const context&, const void*),
-                             const void* make_argument) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, std::string>, std::pair<context, std::shared_ptr<void>>>
-      entries;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = entries.find({ctx.identity(), key});
-  if (it != entries.end()) return it->second.second;
-  std::shared_ptr<void> made = make(ctx, make_argument);
-  entries.emplace(std::make_pair(ctx.identity(), key), std::make_pair(ctx, made));
-  return made;
-}
-
 }  // namespace detail
 
 exchange_stats stats() {

@@ -62,7 +62,7 @@ inline resolved_range whole_range(std::size_t length) {
 /// How a snippet kernel spreads work over work-items, chosen per device:
 ///   cpu (PoCL and other CPU devices): large work-groups (local 1024), consecutive work-items at
 ///        consecutive indices, loops of fixed length that get unrolled - what a work-group
-///        vectorizer handles. Grid-stride loops run 20-80x slower there.
+///        vectorizer handles; grid-stride loops run far slower there (bench/results/).
 ///   gpu: elementwise: one work-item per index, 256 per group (groups_per_cu set: a fixed
 ///        number of groups and a grid-stride loop instead); reductions: groups_per_cu groups per
 ///        compute unit (default 16), each reducing a contiguous chunk with `unroll` (default 8)

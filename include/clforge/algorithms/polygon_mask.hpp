@@ -73,15 +73,19 @@ struct polygon_input {
   const array<float>* device = nullptr;  // x0, y0, x1, y1, ...
 };
 
-struct polygon_mask_state;
+/// The image of one launch and what goes into it: `value` (the bytes of one element of OpenCL
+/// type `type`) inside, as `store` says.
+struct polygon_target {
+  const cl::Buffer* image = nullptr;
+  std::size_t size = 0;  // elements
+  std::size_t width = 0, height = 0;
+  std::string type;
+  const void* value = nullptr;
+  std::size_t value_size = 0;
+  polygon_store store = polygon_store::mask;
+};
 
-/// Validates, generates (or finds) the program and launches it; returns the kernel's event.
-CLFORGE_API event launch_polygon_mask(polygon_mask_state& state, const queue& q,
-                                      const polygon_input& in, cl_mem image, std::size_t image_size,
-                                      const std::string& out_type, const void* value,
-                                      std::size_t value_size, polygon_store store,
-                                      std::size_t width, std::size_t height,
-                                      const polygon_mask_options& options);
+struct polygon_mask_state;
 }  // namespace detail
 
 /// Rasterises polygons into device images: 1 (or a value) inside, untouched outside.
@@ -209,10 +213,14 @@ class CLFORGE_API polygon_mask {
   event run(const queue& q, const detail::polygon_input& in, array<T>& image, T value,
             detail::polygon_store store, std::size_t width, std::size_t height,
             const polygon_mask_options& options) const {
-    return detail::launch_polygon_mask(*checked_state(), q, in, image.get(), image.size(),
-                                       type_name<T>(), &value, sizeof(T), store, width, height,
-                                       options);
+    return run(
+        q, in,
+        {&image.buffer(), image.size(), width, height, type_name<T>(), &value, sizeof(T), store},
+        options);
   }
+  /// Validates, generates (or finds) the program and launches it; returns the kernel's event.
+  event run(const queue& q, const detail::polygon_input& in, const detail::polygon_target& out,
+            const polygon_mask_options& options) const;
   detail::polygon_mask_state* checked_state() const;
 
   std::shared_ptr<detail::polygon_mask_state> state_;

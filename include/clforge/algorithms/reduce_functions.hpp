@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge::sum, dot, min, max, minmax on array<T>: ready-made reductions for users who don't
 // want to write snippets. Built on reduction_kernel's engine; each (context, function, types)
-// program is generated and built once and kept in a small per-context cache, so a call does no
-// string work and no hashing (a pointer comparison finds the kernels).
+// program is generated and built once and kept with the context (released with it).
 //
 // T: char, uchar, short, ushort, int, uint, long, ulong, float, double (double only on devices
 // with fp64, else clforge::error).
@@ -47,21 +46,20 @@ class reduction_engine;
 
 enum class builtin_reduction { sum, dot, min, max, minmax };
 
-/// The engine for (ctx, op, element type, result type); built on first use, then cached for
-/// the life of the process (the cache holds the context).
+/// The engine for (ctx, op, element type, result type); built on first use and kept with the
+/// context (released with it).
 CLFORGE_API const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op,
                                                    int element, int result, bool compensated);
-/// Runs a built-in over x (and y) into `result` (size bytes). Checks lengths and emptiness.
+/// Runs a built-in over the n elements of x (and y) into `result`.
 CLFORGE_API event run_builtin(const queue& q, const reduction_engine& engine, const cl_mem* buffers,
-                              std::size_t buffer_count, std::size_t n, cl_mem result,
-                              bool want_event = true);
-/// run_builtin, then a blocking read of `bytes` into dst.
+                              std::size_t buffer_count, std::size_t n, const cl::Buffer& result);
+/// Runs a built-in and reads its result (one value of the result type) into dst.
 CLFORGE_API void run_builtin_to_host(const queue& q, const reduction_engine& engine,
                                      const cl_mem* buffers, std::size_t buffer_count, std::size_t n,
-                                     void* dst, std::size_t bytes);
+                                     void* dst);
 [[noreturn]] CLFORGE_API void throw_builtin_error(const char* what, const std::string& detail);
 
-/// Index of T in the scalar table (char .. double), or -1.
+/// Index of T in detail::scalar_types (clforge/types.hpp), or -1.
 template <class T>
 constexpr int scalar_index() {
   using U = std::conditional_t<std::is_same_v<T, char>, cl_char, T>;
@@ -100,7 +98,7 @@ detail::sum_result_t<R, T> sum(const queue& q, const array<T>& x,
       detail::checked_scalar_index<Out>(), how == summation::compensated);
   const cl_mem buffers[] = {x.get()};
   Out value;
-  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), &value, sizeof value);
+  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), &value);
   return value;
 }
 /// Sum of x into result[0], on the device.
@@ -111,7 +109,7 @@ event sum(const queue& q, const array<T>& x, array<R>& result, summation how = s
       detail::checked_scalar_index<R>(), how == summation::compensated);
   if (result.empty()) detail::throw_builtin_error("sum", "the result array is empty");
   const cl_mem buffers[] = {x.get()};
-  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.get());
+  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
 }
 
 /// Sum of x[i] * y[i] in T; x and y must have the same length.
@@ -125,7 +123,7 @@ T dot(const queue& q, const array<T>& x, const array<T>& y, summation how = summ
       detail::checked_scalar_index<T>(), how == summation::compensated);
   const cl_mem buffers[] = {x.get(), y.get()};
   T value;
-  detail::run_builtin_to_host(q, engine, buffers, 2, x.size(), &value, sizeof value);
+  detail::run_builtin_to_host(q, engine, buffers, 2, x.size(), &value);
   return value;
 }
 template <class T>
@@ -139,7 +137,7 @@ event dot(const queue& q, const array<T>& x, const array<T>& y, array<T>& result
       q.ctx(), detail::builtin_reduction::dot, detail::checked_scalar_index<T>(),
       detail::checked_scalar_index<T>(), how == summation::compensated);
   const cl_mem buffers[] = {x.get(), y.get()};
-  return detail::run_builtin(q, engine, buffers, 2, x.size(), result.get());
+  return detail::run_builtin(q, engine, buffers, 2, x.size(), result.buffer());
 }
 
 namespace detail {
@@ -150,7 +148,7 @@ T extremum(const queue& q, const array<T>& x, builtin_reduction op, const char* 
       builtin_engine(q.ctx(), op, checked_scalar_index<T>(), checked_scalar_index<T>(), false);
   const cl_mem buffers[] = {x.get()};
   T value;
-  run_builtin_to_host(q, engine, buffers, 1, x.size(), &value, sizeof value);
+  run_builtin_to_host(q, engine, buffers, 1, x.size(), &value);
   return value;
 }
 template <class T>
@@ -160,7 +158,7 @@ event extremum_into(const queue& q, const array<T>& x, array<T>& result, builtin
   const auto& engine =
       builtin_engine(q.ctx(), op, checked_scalar_index<T>(), checked_scalar_index<T>(), false);
   const cl_mem buffers[] = {x.get()};
-  return run_builtin(q, engine, buffers, 1, x.size(), result.get());
+  return run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
 }
 }  // namespace detail
 
@@ -191,7 +189,7 @@ std::pair<T, T> minmax(const queue& q, const array<T>& x) {
                                               detail::checked_scalar_index<T>(), false);
   const cl_mem buffers[] = {x.get()};
   T both[2];
-  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), both, sizeof both);
+  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), both);
   return {both[0], both[1]};
 }
 /// {min, max} into result[0] and result[1] on the device (result needs 2 elements).
@@ -202,7 +200,7 @@ event minmax(const queue& q, const array<T>& x, array<T>& result) {
                                               detail::checked_scalar_index<T>(),
                                               detail::checked_scalar_index<T>(), false);
   const cl_mem buffers[] = {x.get()};
-  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.get());
+  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
 }
 
 }  // namespace clforge

@@ -57,7 +57,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -76,70 +75,46 @@ struct reduction_options : kernel_options {
 
 namespace detail {
 
-/// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
-/// program, its kernels and the launch plan. Construction renders and builds; run() only sets
-/// arguments and enqueues.
-class CLFORGE_API reduction_engine {
- public:
-  struct description {
-    std::string arguments;  // parameter list
-    std::string map, reduce, neutral;
-    std::string type_name;  // OpenCL C name of the result type
-    std::size_t type_size = 0;
-    bool type_is_floating = false;  // float or double (compensated mode allowed)
-    bool type_needs_fp64 = false;
-  };
-  /// `what` is "reduction_kernel" or the built-in's name, for messages.
-  reduction_engine(const context& ctx, const description& d, const reduction_options& options,
-                   const std::string& what);
+class reduction_engine;
 
-  /// Sets the user's arguments; called with the kernel's launch lock held.
-  struct user_arguments {
-    const argument_list* list = nullptr;  // snippet kernels
-    const cl_mem* buffers = nullptr;      // built-ins: plain buffers
-    std::size_t buffer_count = 0;
-    void set_on(cl_kernel k, cl_uint first) const;
-  };
-  /// Reduces over `r` and writes the result into `result` (at least type_size bytes). Returns
-  /// the event of the last command, or an empty event when want_event is false (the caller
-  /// reads the result with a blocking read: creating events costs host time).
-  event run(const queue& q, const resolved_range& r, const user_arguments& args, cl_mem result,
-            bool want_event = true) const;
-
-  const std::string& who() const { return who_; }
-  const std::vector<parameter>& parameters() const { return params_; }
-  bool checks_lengths() const { return check_lengths_; }
-  /// The generated OpenCL source.
-  const std::string& source() const { return built_.source(); }
-  /// The kernel shape in use.
-  const kernel_shape& shape() const { return shape_; }
-  std::size_t type_size() const { return type_size_; }
-
- private:
-  std::string who_;
-  std::vector<parameter> params_;
-  kernel_shape shape_;
-  bool check_lengths_ = true;
-  std::size_t type_size_ = 0;
-  std::size_t target_groups_ = 1;
-  unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
-  bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
-  /// run() without the barriers around it: stage 1, then stage 2 where needed.
-  event run_stages(const queue& q, const resolved_range& r, const user_arguments& args,
-                   cl_mem result, bool want_event) const;
-  cl_mem counter_for(const queue& q) const;
-  mutable std::mutex counters_mutex_;
-  mutable std::vector<std::pair<cl_command_queue, std::shared_ptr<cl::Buffer>>> counters_;
-  context ctx_;
-  program built_;
-  kernel contiguous_, strided_, final_, vector_;
+/// What a reduction computes: the snippets and the result type.
+struct reduction_description {
+  std::string arguments;  // parameter list
+  std::string map, reduce, neutral;
+  std::string type_name;  // OpenCL C name of the result type
+  std::size_t type_size = 0;
+  bool type_is_floating = false;  // float or double (compensated mode allowed)
+  bool type_needs_fp64 = false;
 };
 
-/// A one-element device buffer from the pool, for results read back to the host.
-CLFORGE_API std::shared_ptr<cl::Buffer> result_buffer(const context& ctx, std::size_t bytes);
-/// Blocking read of `bytes` from `buffer` into `dst` (after everything queued before).
-CLFORGE_API void read_result(const queue& q, const cl::Buffer& buffer, void* dst,
-                             std::size_t bytes);
+/// The type-independent part of reduction_kernel<T> (lib/algorithms/reduction.cpp): the built
+/// program and its launch plan. Construction renders and builds; a call sets arguments and
+/// enqueues.
+class CLFORGE_API reduction_core {
+ public:
+  reduction_core() = default;
+  /// `what` is "reduction_kernel" or a built-in's name, for messages.
+  reduction_core(const context& ctx, const reduction_description& d,
+                 const reduction_options& options, const std::string& what);
+
+  const std::string& who() const;
+  const std::vector<parameter>& parameters() const;
+  /// The generated OpenCL source.
+  const std::string& source() const;
+  /// The kernel shape in use.
+  const kernel_shape& shape() const;
+
+  /// Reduces over `r` into the first element of `result` (after checking array lengths).
+  /// Returns the event of the last command.
+  event into(const queue& q, const resolved_range& r, const argument_list& args,
+             const cl::Buffer& result) const;
+  /// Reduces over `r` and reads the result (type_size bytes) into `dst`.
+  void to_host(const queue& q, const resolved_range& r, const argument_list& args, void* dst) const;
+
+ private:
+  const reduction_engine& engine() const;
+  std::shared_ptr<const reduction_engine> engine_;
+};
 
 }  // namespace detail
 
@@ -156,12 +131,11 @@ class reduction_kernel {
   reduction_kernel(const context& ctx, const std::string& arguments, const std::string& map_expr,
                    const std::string& reduce_expr, const std::string& neutral,
                    const reduction_options& options = {})
-      : engine_(std::make_shared<const detail::reduction_engine>(
-            ctx,
-            detail::reduction_engine::description{
-                arguments, map_expr, reduce_expr, neutral, type_name<T>(), sizeof(T),
-                std::is_floating_point_v<T>, type_traits<T>::needs_fp64},
-            options, "reduction_kernel")) {}
+      : core_(ctx,
+              detail::reduction_description{arguments, map_expr, reduce_expr, neutral,
+                                            type_name<T>(), sizeof(T), std::is_floating_point_v<T>,
+                                            type_traits<T>::needs_fp64},
+              options, "reduction_kernel") {}
 
   /// Reduces over the length of the first array argument; the result comes to the host.
   template <class... Args>
@@ -198,52 +172,37 @@ class reduction_kernel {
   }
 
   /// The generated OpenCL source.
-  const std::string& source() const { return engine().source(); }
+  const std::string& source() const { return core_.source(); }
   /// The kernel shape in use.
-  const kernel_shape& shape() const { return engine().shape(); }
+  const kernel_shape& shape() const { return core_.shape(); }
 
  private:
-  const detail::reduction_engine& engine() const {
-    if (!engine_) throw error("reduction_kernel: called before construction");
-    return *engine_;
-  }
   template <class... Args>
   detail::argument_list bind(const Args&... args) const {
-    return detail::argument_list::bind(engine().who(), engine().parameters(), args...);
+    return detail::argument_list::bind(core_.who(), core_.parameters(), args...);
   }
   detail::resolved_range whole(const detail::argument_list& bound) const {
     if (!bound.has_array())
-      throw error(engine().who() +
+      throw error(core_.who() +
                   ": no array argument to take the length from; pass clforge::range(n)");
     return detail::whole_range(bound.first_array_length());
   }
   detail::resolved_range resolve(const index_range& r, const detail::argument_list& bound) const {
-    return detail::resolve_range(r, bound.has_array(), bound.first_array_length(), engine().who());
+    return detail::resolve_range(r, bound.has_array(), bound.first_array_length(), core_.who());
   }
   event launch(const queue& q, array<T>& result, const detail::resolved_range& r,
                const detail::argument_list& bound) const {
-    if (result.size() < 1) throw error(engine().who() + ": the result array is empty");
-    if (engine().checks_lengths() && r.count > 0)
-      bound.require_array_lengths(static_cast<std::size_t>(r.end_index), "the range of this call");
-    detail::reduction_engine::user_arguments a;
-    a.list = &bound;
-    return engine().run(q, r, a, result.get());
+    if (result.size() < 1) throw error(core_.who() + ": the result array is empty");
+    return core_.into(q, r, bound, result.buffer());
   }
-  T to_host(const queue& q, const detail::resolved_range& resolved,
+  T to_host(const queue& q, const detail::resolved_range& r,
             const detail::argument_list& bound) const {
-    if (engine().checks_lengths() && resolved.count > 0)
-      bound.require_array_lengths(static_cast<std::size_t>(resolved.end_index),
-                                  "the range of this call");
-    auto buffer = detail::result_buffer(q.ctx(), sizeof(T));
-    detail::reduction_engine::user_arguments a;
-    a.list = &bound;
-    engine().run(q, resolved, a, (*buffer)(), false);
     T value;
-    detail::read_result(q, *buffer, &value, sizeof(T));
+    core_.to_host(q, r, bound, &value);
     return value;
   }
 
-  std::shared_ptr<const detail::reduction_engine> engine_;
+  detail::reduction_core core_;
 };
 
 }  // namespace clforge

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clforge/algorithms/common.hpp"
 #include "clforge/array.hpp"
 #include "clforge/context.hpp"
 #include "clforge/detail/signature.hpp"
@@ -136,7 +137,8 @@ class CLFORGE_API scan_core {
   const std::string& who() const;
   /// Throws unless every array argument the snippets index with [i] holds n elements.
   void check_lengths(std::size_t n, const std::vector<std::size_t>& lengths) const;
-  event run(const queue& q, std::size_t n, const argument_list& args) const;
+  /// n of a clforge::range(n) (or range(0, n)): a scan runs over [0, n); anything else throws.
+  std::size_t length_of(const index_range& r) const;
   /// The first and the last command a call enqueued (both empty when n is 0).
   struct events {
     event first, last;
@@ -152,6 +154,38 @@ class CLFORGE_API scan_core {
  private:
   std::shared_ptr<const scan_engine> engine_;
 };
+
+/// One call of a scan over [0, n): binds and checks the arguments, then launches. n is the
+/// length of the first array argument when `n` is npos.
+template <class... Args>
+scan_core::events scan_call(const scan_core& core, const queue& q, std::size_t n,
+                            const Args&... args) {
+  argument_list bound = argument_list::bind(core.who(), core.parameters(), args...);
+  if (n == static_cast<std::size_t>(-1)) {
+    if (!bound.has_array())
+      throw error(core.who() + ": needs an array argument (its length is the scan's length)");
+    n = bound.first_array_length();
+  }
+  core.check_lengths(n, {argument_length(args)...});
+  return core.launch(q, n, bound);
+}
+
+/// The scan of these snippets (options: name and preamble, the rest tuned), built on first use
+/// and kept with the context (released with it): the scans behind inclusive_scan, copy_if, ...
+CLFORGE_API scan_core shared_scan(const context& ctx, const scan_value_type& type,
+                                  const std::string& arguments, const std::string& input_expr,
+                                  const std::string& scan_expr, const std::string& neutral,
+                                  const std::string& output_stmt, scan_kind kind,
+                                  const std::string& name, const std::string& preamble = "");
+/// shared_scan with T's type.
+template <class T>
+scan_core shared_scan(const context& ctx, const std::string& arguments,
+                      const std::string& input_expr, const std::string& scan_expr,
+                      const std::string& neutral, const std::string& output_stmt, scan_kind kind,
+                      const std::string& name, const std::string& preamble = "") {
+  return shared_scan(ctx, scan_value_type{type_name<T>(), sizeof(T), type_traits<T>::needs_fp64},
+                     arguments, input_expr, scan_expr, neutral, output_stmt, kind, name, preamble);
+}
 
 }  // namespace detail
 
@@ -180,28 +214,21 @@ class scan_kernel {
   /// call with first.elapsed_ns_until(last)).
   template <class... Args>
   detail::scan_core::events launch(const queue& q, const Args&... args) const {
-    detail::argument_list bound =
-        detail::argument_list::bind(core_.who(), core_.parameters(), args...);
-    if (!bound.has_array())
-      throw error(core_.who() + ": needs an array argument (its length is the scan's length)");
-    const std::size_t n = bound.first_array_length();
-    core_.check_lengths(n, {detail::argument_length(args)...});
-    return core_.launch(q, n, bound);
+    return detail::scan_call(core_, q, static_cast<std::size_t>(-1), args...);
   }
 
-  /// Scans over the indices [0, n) given here (PyOpenCL's `size=`), e.g. when the data lies in
-  /// several arrays. Arrays the snippets index with [i] must still hold n elements.
+  /// Scans over the indices [0, n) of clforge::range(n) (PyOpenCL's `size=`), e.g. when the data
+  /// lies in several arrays: the range form every template takes. Arrays the snippets index with
+  /// [i] must still hold n elements.
   template <class... Args>
-  event run(const queue& q, std::size_t n, const Args&... args) const {
-    return launch_n(q, n, args...).last;
+  event operator()(const queue& q, const index_range& r, const Args&... args) const {
+    return launch(q, r, args...).last;
   }
-  /// As run(), returning the events of the first and the last kernel.
+  /// As operator() over a range, returning the events of the first and the last kernel.
   template <class... Args>
-  detail::scan_core::events launch_n(const queue& q, std::size_t n, const Args&... args) const {
-    detail::argument_list bound =
-        detail::argument_list::bind(core_.who(), core_.parameters(), args...);
-    core_.check_lengths(n, {detail::argument_length(args)...});
-    return core_.launch(q, n, bound);
+  detail::scan_core::events launch(const queue& q, const index_range& r,
+                                   const Args&... args) const {
+    return detail::scan_call(core_, q, core_.length_of(r), args...);
   }
 
   /// The algorithm in use (look-back or reduce-then-scan).
@@ -215,24 +242,6 @@ class scan_kernel {
   detail::scan_core core_;
 };
 
-namespace detail {
-/// A scan_kernel cached per (context, value type, key), built on first use. Entries live until
-/// the program exits (and keep their context alive); the algorithm and tile shape are fixed when
-/// an entry is built (the tuning read then).
-CLFORGE_API std::shared_ptr<void> cached_scan(const context& ctx, const std::string& key,
-                                              std::shared_ptr<void> (*make)(const context&,
-                                                                            const void*),
-                                              const void* make_argument);
-
-template <class K, class Make>
-const K& cached(const context& ctx, const std::string& key, const Make& make) {
-  auto thunk = [](const context& c, const void* m) -> std::shared_ptr<void> {
-    return std::make_shared<K>((*static_cast<const Make*>(m))(c));
-  };
-  return *std::static_pointer_cast<K>(cached_scan(ctx, key, thunk, &make));
-}
-}  // namespace detail
-
 /// out[i] = in[0] op ... op in[i]. `op` over a and b, `neutral` its identity. out may be in.
 /// The kernel is built once per (context, type, op, neutral) and cached.
 template <class T>
@@ -242,14 +251,10 @@ event inclusive_scan(const queue& q, const array<T>& in, array<T>& out,
     throw error("inclusive_scan: the output has " + std::to_string(out.size()) +
                 " elements, the input " + std::to_string(in.size()));
   const std::string type = type_name<T>();
-  const auto& k = detail::cached<scan_kernel<T>>(
-      q.ctx(), "inclusive_scan|" + type + "|" + op + "|" + neutral, [&](const context& c) {
-        scan_options o;
-        o.name = "inclusive_scan";
-        return scan_kernel<T>(c, "global const " + type + "* in, global " + type + "* out", "in[i]",
-                              op, neutral, "out[i] = item", scan_kind::inclusive, o);
-      });
-  return k(q, in, out);
+  const detail::scan_core k = detail::shared_scan<T>(
+      q.ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", op, neutral,
+      "out[i] = item", scan_kind::inclusive, "inclusive_scan");
+  return detail::scan_call(k, q, in.size(), in, out).last;
 }
 
 /// out[i] = neutral op in[0] op ... op in[i - 1]; out[0] = neutral. out may be in.
@@ -260,14 +265,10 @@ event exclusive_scan(const queue& q, const array<T>& in, array<T>& out,
     throw error("exclusive_scan: the output has " + std::to_string(out.size()) +
                 " elements, the input " + std::to_string(in.size()));
   const std::string type = type_name<T>();
-  const auto& k = detail::cached<scan_kernel<T>>(
-      q.ctx(), "exclusive_scan|" + type + "|" + op + "|" + neutral, [&](const context& c) {
-        scan_options o;
-        o.name = "exclusive_scan";
-        return scan_kernel<T>(c, "global const " + type + "* in, global " + type + "* out", "in[i]",
-                              op, neutral, "out[i] = item", scan_kind::exclusive, o);
-      });
-  return k(q, in, out);
+  const detail::scan_core k = detail::shared_scan<T>(
+      q.ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", op, neutral,
+      "out[i] = item", scan_kind::exclusive, "exclusive_scan");
+  return detail::scan_call(k, q, in.size(), in, out).last;
 }
 
 }  // namespace clforge

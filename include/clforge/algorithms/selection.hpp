@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -39,6 +40,7 @@
 
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/array.hpp"
+#include "clforge/context.hpp"
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
 #include "clforge/queue.hpp"
@@ -100,11 +102,12 @@ struct selection_program {
 
 /// The cached program of a selection (per context, type, count type, predicate, preamble and
 /// extra parameter list; not per extra value).
+/// The scan behind copy_if/partition/remove_if for (type, predicate, preamble, extra
+/// parameters), built on first use and kept with the context (released with it).
 template <class T, class Count>
-const selection_program<Count>& selection_kernel(const context& ctx, const char* who,
-                                                 bool partition, const std::string& predicate,
-                                                 const std::string& preamble,
-                                                 const std::string& extra_signature = "") {
+std::shared_ptr<const selection_program<Count>> selection_kernel(
+    const context& ctx, const char* who, bool partition, const std::string& predicate,
+    const std::string& preamble, const std::string& extra_signature = "") {
   const std::string type = type_name<T>();
   const std::string count = type_name<Count>();
   // Lengths first, so that no two (predicate, preamble, signature) triples share a key.
@@ -112,21 +115,24 @@ const selection_program<Count>& selection_kernel(const context& ctx, const char*
                           "|" + std::to_string(predicate.size()) + "|" +
                           std::to_string(preamble.size()) + "|" + predicate + preamble +
                           extra_signature;
-  return cached<selection_program<Count>>(ctx, key, [&](const context& c) {
-    selection_source s =
-        make_selection_source(c, who, partition, type, count, predicate, preamble, extra_signature);
-    return selection_program<Count>{scan_kernel<Count>(c, s.arguments, s.input, "a + b", "0",
-                                                       s.output, scan_kind::inclusive, s.options),
-                                    std::move(s.indexed)};
-  });
+  return std::static_pointer_cast<const selection_program<Count>>(
+      per_context(ctx, "clforge.selection", key, [&]() -> std::shared_ptr<void> {
+        selection_source s = make_selection_source(ctx, who, partition, type, count, predicate,
+                                                   preamble, extra_signature);
+        return std::make_shared<selection_program<Count>>(selection_program<Count>{
+            scan_kernel<Count>(ctx, s.arguments, s.input, "a + b", "0", s.output,
+                               scan_kind::inclusive, s.options),
+            std::move(s.indexed)});
+      }));
 }
 
 template <class Count, class T, class... Args>
 std::size_t run_selection(const queue& q, const char* who, const array<T>& in, array<T>& out,
                           bool partition, const std::string& predicate, const std::string& preamble,
                           const std::string& extra_signature, const Args&... args) {
-  const selection_program<Count>& p =
+  const auto program =
       selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
+  const selection_program<Count>& p = *program;
   if constexpr (sizeof...(Args) > 0) {
     const std::size_t lengths[] = {argument_length(args)...};
     check_extra_lengths(who, p.indexed, in.size(), lengths, sizeof...(Args));
@@ -232,20 +238,15 @@ template <class T, class Count>
 std::size_t run_unique(const queue& q, const array<T>& in, array<T>& out) {
   const std::string type = type_name<T>();
   const std::string count = type_name<Count>();
-  const auto& k =
-      cached<scan_kernel<Count>>(q.ctx(), "unique|" + type + "|" + count, [&](const context& c) {
-        scan_options o;
-        o.name = "unique";
-        // The inclusive count of run starts rises at i exactly when in[i] starts a run.
-        return scan_kernel<Count>(
-            c,
-            "global const " + type + "* in, global " + type + "* out, global " + count + "* count",
-            "(i == 0 || in[i] != in[i - 1]) ? 1 : 0", "a + b", "0",
-            "if (item != prev_item) out[prev_item] = in[i]; if (i == n - 1) count[0] = item;",
-            scan_kind::inclusive, o);
-      });
+  // The inclusive count of run starts rises at i exactly when in[i] starts a run.
+  const scan_core k = shared_scan<Count>(
+      q.ctx(),
+      "global const " + type + "* in, global " + type + "* out, global " + count + "* count",
+      "(i == 0 || in[i] != in[i - 1]) ? 1 : 0", "a + b", "0",
+      "if (item != prev_item) out[prev_item] = in[i]; if (i == n - 1) count[0] = item;",
+      scan_kind::inclusive, "unique");
   array<Count> result(q, 1);
-  k(q, in, out, result);
+  scan_call(k, q, in.size(), in, out, result);
   Count kept = 0;
   result.read(q, &kept, 0, 1);
   return static_cast<std::size_t>(kept);

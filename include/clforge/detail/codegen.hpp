@@ -10,6 +10,21 @@
 
 namespace clforge::detail {
 
+/// The one identifier rule of clforge (kernel and parameter names, placeholders, snippet
+/// words): [A-Za-z_][A-Za-z0-9_]*.
+inline bool is_identifier_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+inline bool is_identifier_char(char c) {
+  return is_identifier_start(c) || (c >= '0' && c <= '9');
+}
+inline bool is_identifier(std::string_view s) {
+  if (s.empty() || !is_identifier_start(s[0])) return false;
+  for (char c : s)
+    if (!is_identifier_char(c)) return false;
+  return true;
+}
+
 using template_values = std::map<std::string, std::string, std::less<>>;
 
 /// Replaces every `$name` (name = [A-Za-z_][A-Za-z0-9_]*) in `text` by values[name]; `$$` is a

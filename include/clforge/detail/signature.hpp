@@ -173,27 +173,16 @@ class CLFORGE_API argument_list {
 CLFORGE_API void require_same_context(cl_mem mem, cl_context known, cl_context context,
                                       std::string_view who, const std::string& argument);
 
-/// Sets an argument of any kind queue::launch accepts, throwing clforge::error on failure.
-template <class T>
-void set_arg(kernel_state& k, cl_uint index, const T& value) {
-  cl_int code = kernel_arg<T>::set(k.handle(), index, value);
-  if (code != CL_SUCCESS) throw_set_arg_error(k, index, code);
-}
-
-/// Launches `k` over `range` after `set_all(kernel_state&)` has set every argument, all under
-/// the kernel's launch lock (so threads sharing a cached kernel never interleave).
-/// want_event false: see enqueue_kernel.
-template <class SetAll>
-event launch_with(const queue& q, const kernel& k, ndrange range, SetAll&& set_all,
-                  bool want_event = true) {
-  kernel_state& state = k.state();
-  const bool nothing_to_do = range.total() == 0;
-  resolve_range(state, range);
-  if (nothing_to_do) return {};  // zero work-items: valid, nothing is enqueued
-  std::lock_guard<std::mutex> lock(state.launch_mutex);
-  set_all(state);
-  return enqueue_kernel(q.cl(), state, range, want_event);
-}
+/// queue::launch sets a snippet kernel's bound arguments as consecutive kernel arguments.
+template <>
+struct launch_argument<argument_list> {
+  static std::size_t count(const argument_list& list) { return list.count(); }
+  static cl_int set(cl_kernel k, cl_uint& index, const argument_list& list) {
+    list.set_on(k, index);  // throws clforge::error naming the argument on failure
+    index += static_cast<cl_uint>(list.count());
+    return CL_SUCCESS;
+  }
+};
 
 /// Joins parameters back into a parameter list for generated source ("float a, global ...").
 CLFORGE_API std::string parameter_list(const std::vector<parameter>& params);

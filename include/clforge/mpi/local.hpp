@@ -51,7 +51,7 @@ class scanner {
   }
   template <class... Args>
   event run(const queue& q, std::size_t n, const Args&... args) const {
-    return kernel_.run(q, n, args...);
+    return kernel_(q, range(static_cast<std::int64_t>(n)), args...);
   }
 
  private:

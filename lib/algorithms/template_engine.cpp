@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+#include "template_engine.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "clforge/detail/checks.hpp"
+#include "clforge/error.hpp"
+#include "tuning.hpp"
+
+namespace clforge::detail {
+
+std::vector<std::string_view> snippet_tokens(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  for (std::size_t j = 0; j < text.size();) {
+    const char c = text[j];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++j;
+    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '/') {
+      j = text.find('\n', j);
+      if (j == std::string_view::npos) j = text.size();
+    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '*') {
+      j = text.find("*/", j + 2);
+      j = j == std::string_view::npos ? text.size() : j + 2;
+    } else if (is_identifier_char(c)) {
+      std::size_t e = j;
+      while (e < text.size() && is_identifier_char(text[e])) ++e;
+      tokens.push_back(text.substr(j, e - j));
+      j = e;
+    } else {
+      tokens.push_back(text.substr(j, 1));
+      ++j;
+    }
+  }
+  return tokens;
+}
+
+namespace {
+// Whether tokens[at..] start with NAME [ i ] for an identifier NAME.
+bool indexed_at(const std::vector<std::string_view>& t, std::size_t at) {
+  return at + 3 < t.size() && is_identifier(t[at]) && t[at + 1] == "[" && t[at + 2] == "i" &&
+         t[at + 3] == "]";
+}
+}  // namespace
+
+namespace {
+// NAME when `text` is a plain load "NAME[i]" (optionally in parentheses) or, with `store`, a
+// plain store "NAME[i] = item" (an optional ';'); "" otherwise.
+std::string_view plain_access(std::string_view text, bool store) {
+  const auto t = snippet_tokens(text);
+  if (store) {
+    const bool shape = (t.size() == 6 || (t.size() == 7 && t[6] == ";")) && indexed_at(t, 0) &&
+                       t[4] == "=" && t[5] == "item";
+    return shape ? t[0] : std::string_view();
+  }
+  if (t.size() == 4 && indexed_at(t, 0)) return t[0];
+  if (t.size() == 6 && t[0] == "(" && indexed_at(t, 1) && t[5] == ")") return t[1];
+  return {};
+}
+}  // namespace
+
+std::string plain_array(const std::vector<parameter>& params, std::string_view text,
+                        const std::string& element_type, bool store) {
+  const std::string_view name = plain_access(text, store);
+  for (const parameter& p : params)
+    if (!name.empty() && p.name == name && p.is_pointer && p.address_space == "global" &&
+        p.kind != scalar_kind::other && p.type == element_type && (!store || !p.is_const))
+      return p.name;
+  return "";
+}
+
+bool uses_name(std::string_view text, std::string_view name) {
+  for (std::string_view token : snippet_tokens(text))
+    if (token == name) return true;
+  return false;
+}
+
+bool indexes_with_i(std::string_view text, std::string_view name) {
+  const auto t = snippet_tokens(text);
+  for (std::size_t k = 0; k < t.size(); ++k)
+    if (t[k] == name && indexed_at(t, k)) return true;
+  return false;
+}
+
+void check_bound(const std::string& who, const char* name, std::size_t value, std::size_t lo,
+                 std::size_t hi) {
+  if (value < lo || value > hi)
+    throw error(who + ": " + name + " must be from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", not " + std::to_string(value));
+}
+
+void check_kernel_name(const std::string& name, const std::string& what) {
+  if (!is_identifier(name)) throw error(what + ": the name \"" + name + "\" is not a C identifier");
+  if (name.size() > max_template_name_length)
+    throw error(what + ": a kernel name of " + std::to_string(name.size()) +
+                " characters; clforge accepts at most " + std::to_string(max_template_name_length) +
+                " (\"" + name.substr(0, 40) + "...\")");
+}
+
+template_header start_template(const context& ctx, const std::string& what, const std::string& name,
+                               std::string_view arguments, std::string_view reserved,
+                               const std::string& value_type, bool value_needs_fp64) {
+  if (!ctx) throw error(what + ": the context is empty");
+  template_header h;
+  h.name = name;
+  check_kernel_name(h.name, what);
+  h.who = what + " \"" + h.name + "\"";
+  h.params = parse_signature(arguments);
+  for (const parameter& p : h.params) {
+    bool is_reserved = p.name.rfind("clforge_", 0) == 0;
+    for (std::string_view word : snippet_tokens(reserved)) is_reserved |= word == p.name;
+    if (is_reserved)
+      throw error(h.who + ": the parameter name \"" + p.name + "\" is reserved (" +
+                  std::string(reserved) + " and names starting with clforge_)");
+  }
+  // The one fp64 check (docs/errors.md row 18), before any source is generated.
+  bool uses_double = require_type_support(ctx.info(), h.params, h.who);
+  if (value_needs_fp64) {
+    require_type_support(ctx.info(), "double", h.who + " (value type " + value_type + ")");
+    uses_double = true;
+  }
+  if (uses_double) h.fp64_pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable";
+  return h;
+}
+
+program build_template(const context& ctx, const template_header& header,
+                       std::string_view template_name, const template_values& values,
+                       const std::string& build_options) {
+  std::string source = render_kernel(template_name, values);
+  try {
+    return ctx.build(source, build_options);
+  } catch (const error& failure) {
+    throw error(header.who + ": ", failure);
+  }
+}
+
+std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels) {
+  std::size_t fits = wanted;
+  for (const kernel* k : kernels)
+    if (*k) fits = std::min(fits, k->work_group_size());
+  return std::max<std::size_t>(1, fits);
+}
+
+std::string comma_parameters(const std::vector<parameter>& params) {
+  return params.empty() ? "" : ", " + parameter_list(params);
+}
+std::string comma_arguments(const std::vector<parameter>& params) {
+  return params.empty() ? "" : ", " + argument_names(params);
+}
+std::string count_name(const std::vector<parameter>& params) {
+  for (const parameter& p : params)
+    if (p.name == "n") return "clforge_n";
+  return "n";
+}
+
+void order_point(const queue& q) {
+  if (q.out_of_order())
+    check(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr),
+          "clEnqueueBarrierWithWaitList");
+}
+
+void check_lengths(const argument_list& args, const resolved_range& r, bool enabled) {
+  if (enabled && r.count > 0)
+    args.require_array_lengths(
+        static_cast<std::size_t>(r.end_index),
+        "the range of this call (largest index " + std::to_string(r.end_index - 1) + ")");
+}
+
+namespace {
+void check_shape(const kernel_shape& s) {
+  // Fields set in code get the bounds of kernel_shape::parse.
+  const std::string who = "kernel shape \"" + s.describe() + "\"";
+  check_bound(who, "local", s.local_size, 1, kMaxGroupSize);
+  check_bound(who, "unroll", s.unroll, 0, kMaxUnroll);
+  check_bound(who, "groups_per_cu", s.groups_per_cu, 0, kMaxGroupsPerCu);
+  for (unsigned width : {s.vec, s.ilv, s.vload})
+    if (width > 16 || (width & (width - 1)) != 0)
+      throw error(who + ": vec, ilv and vload must be 0 or a power of two up to 16");
+}
+kernel_shape::kind kind_of(work_kind k) {
+  return k == work_kind::gpu ? kernel_shape::kind::gpu : kernel_shape::kind::cpu;
+}
+work_kind work_kind_of(kernel_shape::kind k) {
+  return k == kernel_shape::kind::gpu ? work_kind::gpu : work_kind::cpu;
+}
+std::size_t capped(std::size_t local, const device_info& info) {
+  return info.max_work_group_size != 0 ? std::min(local, info.max_work_group_size) : local;
+}
+template <class T>
+T given_or(T given, T otherwise) {
+  return given != 0 ? given : otherwise;
+}
+}  // namespace
+
+kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested) {
+  const elementwise_policy p = requested.which == kernel_shape::kind::automatic
+                                   ? tuned_elementwise(ctx)
+                                   : kind_table(work_kind_of(requested.which)).elementwise;
+  kernel_shape s = requested;
+  s.which = kind_of(p.kind);
+  s.local_size = given_or(requested.local_size, p.group);
+  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  s.vec = given_or(requested.vec, p.block);
+  s.ilv = given_or(requested.ilv, p.interleave);
+  s.vload = given_or(requested.vload, p.vector_width);
+  check_shape(s);
+  s.local_size = capped(s.local_size, ctx.info());
+  return s;
+}
+
+kernel_shape reduction_shape(const context& ctx, const kernel_shape& requested,
+                             std::size_t type_size) {
+  const reduce_policy p = requested.which == kernel_shape::kind::automatic
+                              ? tuned_reduce(ctx)
+                              : kind_table(work_kind_of(requested.which)).reduce;
+  kernel_shape s = requested;
+  s.which = kind_of(p.kind);
+  s.local_size = given_or(requested.local_size, p.group);
+  s.unroll = given_or(requested.unroll, p.unroll);
+  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  if (s.vec == 0 && p.vector_bytes != 0)
+    s.vec = static_cast<unsigned>(std::max<std::size_t>(1, p.vector_bytes / type_size));
+  s.grid = requested.grid || p.grid;
+  s.single = requested.single || p.single_launch;
+  check_shape(s);
+  s.local_size = capped(s.local_size, ctx.info());
+  return s;
+}
+
+}  // namespace clforge::detail

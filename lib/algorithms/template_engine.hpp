@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// The template engine: what every kernel template (elementwise, reduction, scan, polygon_mask,
+// and the primitives built like them) does around its own kernels, written once:
+//   start_template   checks the context, the kernel name and the parameter names, parses the
+//                    parameter list, and checks fp64 (one rule, one set of messages);
+//   plain_array      recognises a snippet that is a plain load x[i] (or store x[i] = item);
+//   build_template   renders kernels/<name>.cl and builds it through the context's program cache,
+//                    naming the template in a build failure;
+//   fitted_group     fits a work-group size to what the built kernels can run;
+//   per_context      keeps objects built from a key (built-in reductions, cached scans) with the
+//                    context, released with it; queue::attachment keeps per-queue state.
+// The scalar types come from the one table in clforge/types.hpp (detail::scalar_types).
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clforge/algorithms/common.hpp"
+#include "clforge/context.hpp"
+#include "clforge/detail/codegen.hpp"
+#include "clforge/detail/signature.hpp"
+
+namespace clforge::detail {
+
+// ---- bounds --------------------------------------------------------------------------------
+
+/// Bounds of the tuning values shared by the templates: a larger value would only make a huge
+/// program or launch (or a compile that never ends).
+constexpr std::size_t kMaxGroupSize = 4096;    // work-items per group
+constexpr std::size_t kMaxGroupsPerCu = 1024;  // groups per compute unit
+constexpr std::size_t kMaxUnroll = 64;         // elements per work-item per loop round
+
+/// Throws clforge::error "<who>: <name> must be from <lo> to <hi>, not <value>" unless
+/// lo <= value <= hi.
+void check_bound(const std::string& who, const char* name, std::size_t value, std::size_t lo,
+                 std::size_t hi);
+
+// ---- names and snippets --------------------------------------------------------------------
+
+/// The checked start of every template.
+struct template_header {
+  std::string name;               // the kernel name (a C identifier)
+  std::string who;                // `<what> "<name>"`, for messages
+  std::vector<parameter> params;  // the user's parameters
+  std::string fp64_pragma;        // "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" or ""
+};
+
+/// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
+/// at most max_template_name_length characters), the parameter list `arguments`, whose names
+/// must not be `reserved` (a list such as "i, n, item") nor start with clforge_; double (a
+/// parameter, or `value_type` when `value_needs_fp64`) only on a device with fp64.
+/// `what` names the template ("elementwise_kernel").
+template_header start_template(const context& ctx, const std::string& what, const std::string& name,
+                               std::string_view arguments, std::string_view reserved,
+                               const std::string& value_type = "", bool value_needs_fp64 = false);
+
+/// A user snippet as pasted into generated code: followed by a line break, so a snippet that
+/// ends in a // comment does not swallow what the template puts after it.
+inline std::string snippet(std::string_view text) {
+  return std::string(text) + "\n";
+}
+
+/// The tokens of a snippet: identifiers and numbers whole, other characters one by one; blanks
+/// and comments dropped. Linear in the text, whatever its length.
+std::vector<std::string_view> snippet_tokens(std::string_view text);
+/// Whether `text` uses the identifier `name` as a whole word (outside comments).
+bool uses_name(std::string_view text, std::string_view name);
+/// Whether `text` uses `name[i]` anywhere.
+bool indexes_with_i(std::string_view text, std::string_view name);
+/// The array NAME when `text` is a plain load "NAME[i]" (blanks between the tokens, optionally
+/// in parentheses) - or with `store`, a plain store "NAME[i] = item" (an optional ';') - and NAME
+/// is a global pointer parameter to `element_type` (writable for a store); "" otherwise.
+std::string plain_array(const std::vector<parameter>& params, std::string_view text,
+                        const std::string& element_type, bool store = false);
+
+/// Checks that `name` is a C identifier usable as a kernel name; `what` names the template.
+void check_kernel_name(const std::string& name, const std::string& what);
+
+/// ", float a, global float* x" (empty without parameters).
+std::string comma_parameters(const std::vector<parameter>& params);
+/// ", a, x" (empty without parameters).
+std::string comma_arguments(const std::vector<parameter>& params);
+/// "n", or "clforge_n" when a parameter is itself called n.
+std::string count_name(const std::vector<parameter>& params);
+
+// ---- build and launch ----------------------------------------------------------------------
+
+/// Renders kernels/<template_name>.cl with `values` and builds it through the context's program
+/// cache. A failure (a bad snippet) is a clforge::error that starts with `header.who`.
+program build_template(const context& ctx, const template_header& header,
+                       std::string_view template_name, const template_values& values,
+                       const std::string& build_options);
+
+/// The largest work-group size up to `wanted` that every (non-empty) kernel given can run;
+/// at least 1.
+std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels);
+
+/// The shape of an elementwise or reduction kernel: `requested` (kernel_options::shape) over
+/// the context's tuned policy when it names no kind, else over the table of the kind it names
+/// (tuning_tables.cpp: "generic" for gpu, "cpu"); the local size capped by the device. Throws
+/// for a value out of bounds. `type_size` (reductions) turns the policy's vector bytes into
+/// elements.
+kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested);
+kernel_shape reduction_shape(const context& ctx, const kernel_shape& requested,
+                             std::size_t type_size);
+
+/// Checks array lengths for a resolved range (when enabled).
+void check_lengths(const argument_list& args, const resolved_range& r, bool enabled);
+/// A barrier on `q` when it runs commands out of order (queue::out_of_order); nothing otherwise.
+void order_point(const queue& q);
+
+// ---- caches --------------------------------------------------------------------------------
+
+/// per_context (clforge/context.hpp) for a T; `make` returns a std::shared_ptr<T>.
+template <class T, class Make>
+std::shared_ptr<const T> per_context_as(const context& ctx, const std::string& store,
+                                        const std::string& key, Make&& make) {
+  return std::static_pointer_cast<const T>(
+      per_context(ctx, store, key, [&] { return std::static_pointer_cast<void>(make()); }));
+}
+
+/// The per-queue state of `owner` on `q` (queue::attachment), made as T() on first use.
+template <class T>
+T& per_queue(const queue& q, const std::shared_ptr<const void>& owner) {
+  return *std::static_pointer_cast<T>(
+      q.attachment(owner, [] { return std::static_pointer_cast<void>(std::make_shared<T>()); }));
+}
+
+}  // namespace clforge::detail
