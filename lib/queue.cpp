@@ -15,8 +15,15 @@ struct queue_state {
     std::weak_ptr<const void> owner;
     std::shared_ptr<void> value;
   };
+  cl::CommandQueue handle;
   std::mutex mutex;
   std::map<const void*, entry> attachments;  // by owner
+
+  // Attachments hold pooled buffers the queue's last commands may still use: they go back to
+  // the pool (and so to other queues) only once those commands have finished.
+  ~queue_state() {
+    if (!attachments.empty() && handle()) clFinish(handle());
+  }
 };
 
 namespace {
@@ -159,10 +166,12 @@ queue::queue(const context& ctx) : ctx_(ctx), state_(std::make_shared<detail::qu
   handle_ = detail::translate_cl_errors(
       [&] { return cl::CommandQueue(ctx.cl(), ctx.device(), CL_QUEUE_PROFILING_ENABLE); },
       "creating a command queue on " + ctx.info().name);
+  state_->handle = handle_;
 }
 
 queue::queue(const context& ctx, const cl::CommandQueue& existing)
     : ctx_(ctx), handle_(existing), state_(std::make_shared<detail::queue_state>()) {
+  state_->handle = handle_;
   cl_context owner = detail::translate_cl_errors(
       [&] { return existing.getInfo<CL_QUEUE_CONTEXT>()(); }, "wrapping a command queue");
   if (owner != ctx.get())
