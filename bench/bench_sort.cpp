@@ -10,6 +10,7 @@
 // finish (clforge::sort returns only its last event).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -58,6 +59,45 @@ run_fn clforge_sort(std::size_t n, bool with_values,
       queue().finish();
     });
   };
+}
+
+// CLFORGE_BENCH_SORT_TUNES="chunk_digit_bits=11;chunks_per_cu=8" adds one impl per setting
+// ("clforge_chunk_digit_bits=11", ...) to the sort_uint32 job: each sorts on a clforge context of
+// its own over the same OpenCL context, with tuning::set(ctx, "sort", setting), so one run
+// compares policies side by side.
+run_fn clforge_sort_tuned(std::size_t n, const std::string& setting) {
+  auto own = std::make_shared<cf::context>(cf::context::wrap(ctx().cl()(), ctx().device()()));
+  cf::tuning::set(*own, "sort", setting);
+  auto q = std::make_shared<cf::queue>(*own);
+  auto pristine =
+      std::make_shared<cf::array<cl_uint>>(cf::array<cl_uint>::from_host(*q, random_keys(n, 21)));
+  auto keys = std::make_shared<cf::array<cl_uint>>(*q, n);
+  auto scratch = std::make_shared<cf::sort_scratch>();
+  return [=] {
+    pristine->copy_to(*q, *keys);
+    q->finish();
+    cf::sort_options o;
+    o.scratch = scratch.get();
+    return host_seconds([&] {
+      cf::sort(*q, *keys, o);
+      q->finish();
+    });
+  };
+}
+
+std::vector<std::string> sort_tunes() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("CLFORGE_BENCH_SORT_TUNES");
+  if (!env) return out;
+  std::string list = env, item;
+  std::size_t start = 0;
+  for (std::size_t pos = 0; pos <= list.size(); ++pos)
+    if (pos == list.size() || list[pos] == ';') {
+      item = list.substr(start, pos - start);
+      if (!item.empty()) out.push_back(item);
+      start = pos + 1;
+    }
+  return out;
 }
 
 run_fn std_sort(std::size_t n) {
@@ -175,6 +215,9 @@ void register_cases() {
   add_case({"sort_uint32", "clforge_chunked", 4.0,
             [](std::size_t n) { return clforge_sort(n, false, cf::sort_algorithm::chunked); }});
   add_case({"sort_uint32", "std_sort", 4.0, std_sort, {}, true});
+  for (const std::string& setting : sort_tunes())
+    add_case({"sort_uint32", "clforge_" + setting, 4.0,
+              [setting](std::size_t n) { return clforge_sort_tuned(n, setting); }});
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
   add_case({"sort_uint32",
             "openmp_radix",

@@ -289,6 +289,10 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 
 #else
 // ---- chunked (CPUs) -------------------------------------------------------------------------
+// Digits of CLFORGE_CHUNK_RADIX buckets (a power of two; the host's mask selects the bits).
+#ifndef CLFORGE_CHUNK_RADIX
+#define CLFORGE_CHUNK_RADIX 256
+#endif
 
 // Work-item c counts the digits of its chunk: counts[d * chunks + c].
 kernel void clforge_sort_chunk_count(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
@@ -296,12 +300,12 @@ kernel void clforge_sort_chunk_count(global const CLFORGE_KEY_T* keys, ulong n, 
                                      global ulong* counts) {
   const uint c = get_global_id(0);
   if (c >= chunks) return;
-  uint hist[CLFORGE_RADIX];
-  for (uint d = 0; d < CLFORGE_RADIX; ++d) hist[d] = 0;
+  uint hist[CLFORGE_CHUNK_RADIX];
+  for (uint d = 0; d < CLFORGE_CHUNK_RADIX; ++d) hist[d] = 0;
   const ulong start = c * chunk;
   const ulong end = min(n, start + chunk);
   for (ulong i = start; i < end; ++i) ++hist[clforge_digit(keys[i], descending, shift, mask)];
-  for (uint d = 0; d < CLFORGE_RADIX; ++d) counts[(ulong)d * chunks + c] = hist[d];
+  for (uint d = 0; d < CLFORGE_CHUNK_RADIX; ++d) counts[(ulong)d * chunks + c] = hist[d];
 }
 
 // One work-item: exclusive scan of the (digit, chunk) table in place, so counts[d * chunks + c]
@@ -325,8 +329,8 @@ kernel void clforge_sort_chunk_scatter(global const CLFORGE_KEY_T* keys_in,
                                        uint shift, uint mask, global const ulong* offsets) {
   const uint c = get_global_id(0);
   if (c >= chunks) return;
-  ulong next[CLFORGE_RADIX];
-  for (uint d = 0; d < CLFORGE_RADIX; ++d) next[d] = offsets[(ulong)d * chunks + c];
+  ulong next[CLFORGE_CHUNK_RADIX];
+  for (uint d = 0; d < CLFORGE_CHUNK_RADIX; ++d) next[d] = offsets[(ulong)d * chunks + c];
   const ulong start = c * chunk;
   const ulong end = min(n, start + chunk);
   for (ulong i = start; i < end; ++i) {

@@ -124,6 +124,7 @@ struct sort_plan {
   sort_path path = sort_path::chunked;
   sort_policy policy{};
   std::size_t group = 0, items = 0;  // onesweep tile, after fitting local memory
+  unsigned digit_bits = 8;           // bits per pass (onesweep: 8; chunked: the policy's)
 };
 
 sort_path choose_path(const sort_policy& policy, const sort_options& options,
@@ -157,6 +158,7 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
     define("CLFORGE_ITEMS", std::to_string(p.items));
   } else {
     define("CLFORGE_ONESWEEP", "0");
+    define("CLFORGE_CHUNK_RADIX", std::to_string(1u << p.digit_bits));
   }
   try {
     return ctx.build(defines + std::string(embedded_kernel("sort")));
@@ -267,7 +269,8 @@ event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_
   chunks = std::max<std::size_t>(chunks, (n >> 31) + 1);
   const std::size_t chunk = (n + chunks - 1) / chunks;
   chunks = (n + chunk - 1) / chunk;
-  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes, chunks * kRadix * sizeof(cl_ulong));
+  const std::size_t radix = std::size_t(1) << p.digit_bits;
+  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes, chunks * radix * sizeof(cl_ulong));
 
   kernel count = prog.kernel("clforge_sort_chunk_count");
   kernel offsets = prog.kernel("clforge_sort_chunk_offsets");
@@ -276,13 +279,13 @@ event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_
   event last;
   int from = 0;
   for (unsigned pass = 0; pass < p.passes; ++pass) {
-    const unsigned shift = p.begin_bit + pass * kDigitBits;
-    const unsigned bits = std::min(kDigitBits, p.end_bit - shift);
+    const unsigned shift = p.begin_bit + pass * p.digit_bits;
+    const unsigned bits = std::min(p.digit_bits, p.end_bit - shift);
     const cl_uint mask = (1u << bits) - 1u;
     q.launch(count, per_chunk, *b.keys[from], cl_ulong(n), cl_ulong(chunk), cl_uint(chunks),
              cl_uint(p.descending), cl_uint(shift), mask, *s.counts);
     order_point(q);
-    q.launch(offsets, ndrange(1).with_local(1), *s.counts, cl_uint(chunks * kRadix));
+    q.launch(offsets, ndrange(1).with_local(1), *s.counts, cl_uint(chunks * radix));
     order_point(q);
     if (p.value_size)
       last = q.launch(scatter, per_chunk, *b.keys[from], *b.keys[1 - from], *b.values[from],
@@ -323,9 +326,10 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   const device_info& info = ctx.info();
   if (key.kind == 2 && key.bits == 64) require_type_support(info, "double", who);
   if (n < 2) return {};
-  p.passes = (p.end_bit - p.begin_bit + kDigitBits - 1) / kDigitBits;
   p.policy = tuned_sort(ctx);
   p.path = choose_path(p.policy, options, p.value_size);
+  p.digit_bits = p.path == sort_path::onesweep ? kDigitBits : unsigned(p.policy.chunk_digit_bits);
+  p.passes = (p.end_bit - p.begin_bit + p.digit_bits - 1) / p.digit_bits;
   if (p.path == sort_path::onesweep) fit_onesweep_tile(info, p);
   const program prog = build_sort_program(ctx, p);
 

@@ -196,6 +196,8 @@ const std::vector<key<sort_policy>>& sort_keys() {
              {0, 1, 2, 4, 8, 16}),
       one_of("chunks_per_cu", "1|4|8|16", &sort_policy::chunks_per_cu, {1, 4, 8, 16}),
       one_of("min_chunk", "4096|16384|65536", &sort_policy::min_chunk, {4096, 16384, 65536}),
+      one_of("chunk_digit_bits", "4|6|8|10|11|12", &sort_policy::chunk_digit_bits,
+             {4, 6, 8, 10, 11, 12}),
   };
   return keys;
 }

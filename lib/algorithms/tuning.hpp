@@ -82,9 +82,12 @@ struct sort_policy {
   std::size_t hist_groups_per_cu = 4;
   // onesweep takes values of at most this many bytes; wider ones take the chunked path.
   std::size_t onesweep_value_bytes = 16;
-  // chunked: work-items (chunks) per compute unit, and the fewest keys worth a chunk.
+  // chunked: work-items (chunks) per compute unit, the fewest keys worth a chunk, and the bits
+  // of the digit each pass sorts on (11: 32-bit keys in 3 passes instead of 4, with 2048
+  // buckets per chunk).
   std::size_t chunks_per_cu = 8;
   std::size_t min_chunk = 16384;
+  std::size_t chunk_digit_bits = 8;
 };
 
 /// The policies of one table.
