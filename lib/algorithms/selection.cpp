@@ -51,7 +51,9 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
                     "\" is reserved (x, i, n, item, prev_item, last_item, selection_in, "
                     "selection_out, selection_count, clforge_*)");
   }
-  check_parameter_names(extra, w);
+  for (const parameter& p : extra)
+    if (p.name.rfind("clforge_", 0) == 0)
+      throw error(w + ": parameter names starting with clforge_ are reserved (" + p.name + ")");
 
   selection_source s;
   for (std::size_t k = 0; k < extra.size(); ++k)
