@@ -7,6 +7,7 @@
 
 #include "clforge/detail/codegen.hpp"
 #include "snippet_support.hpp"
+#include "view_variants.hpp"
 
 namespace clforge::detail {
 
@@ -61,7 +62,11 @@ std::string vector_reduce_expression(unsigned width) {
 
 reduction_engine::reduction_engine(const context& ctx, const description& d,
                                    const reduction_options& options, const std::string& what)
-    : ctx_(ctx) {
+    : ctx_(ctx),
+      description_(d),
+      options_(options),
+      what_(what),
+      views_(std::make_shared<view_variant_cache<reduction_engine>>()) {
   const std::string name = options.name.empty() ? "reduce" : options.name;
   check_kernel_name(name, what);
   who_ = what + " \"" + name + "\"";
@@ -171,6 +176,23 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const user_
     for (std::size_t j = 0; j < args.buffer_count; ++j)
       require_same_context(args.buffers[j], nullptr, owner, who_,
                            "input array " + std::to_string(j + 1));
+  if (args.list && args.list->has_views()) {
+    const std::string pattern = args.list->view_pattern();
+    auto variant = views_->get(pattern, [&] {
+      view_variant_source v =
+          rewrite_for_views(params_, pattern, {description_.map, description_.reduce},
+                            options_.preamble + " " + description_.neutral, who_);
+      description d = description_;
+      d.arguments = v.arguments;
+      d.map = v.snippets[0];
+      d.reduce = v.snippets[1];
+      return std::make_shared<const reduction_engine>(ctx_, d, options_, what_);
+    });
+    const argument_list expanded = args.list->expanding_views();
+    user_arguments with_views = args;
+    with_views.list = &expanded;
+    return variant->run(q, r, with_views, result, want_event);
+  }
   order_point(q);
   event last = run_stages(q, r, args, result, want_event);
   order_point(q);

@@ -76,6 +76,9 @@ struct reduction_options : kernel_options {
 
 namespace detail {
 
+template <class Variant>
+class view_variant_cache;
+
 /// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
 /// program, its kernels and the launch plan. Construction renders and builds; run() only sets
 /// arguments and enqueues.
@@ -133,6 +136,11 @@ class CLFORGE_API reduction_engine {
   context ctx_;
   program built_;
   kernel contiguous_, strided_, final_, vector_;
+  // What calls passing array views are generated from (lib/algorithms/view_variants.hpp).
+  description description_;
+  reduction_options options_;
+  std::string what_;
+  std::shared_ptr<view_variant_cache<reduction_engine>> views_;
 };
 
 /// A one-element device buffer from the pool, for results read back to the host.
