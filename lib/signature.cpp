@@ -155,7 +155,8 @@ std::string describe(const captured_argument& a) {
   using what = captured_argument::what;
   switch (a.kind) {
     case what::array:
-      return "array<" + a.type + "> of " + std::to_string(a.length) + " elements";
+      return std::string(a.is_view ? "array_view<" : "array<") + a.type + "> of " +
+             std::to_string(a.length) + " elements";
     case what::buffer:
       return "a cl::Buffer";
     case what::scalar:
@@ -223,6 +224,10 @@ argument_list::argument_list(std::string_view who, const std::vector<parameter>&
         v.context = a.context;
         v.is_array = true;
         v.array_length = a.length;
+        v.is_view = a.is_view;
+        v.view_first = a.view_first;
+        v.view_step = a.view_step;
+        has_views_ = has_views_ || a.is_view;
         if (!has_array_) has_array_ = true, first_array_length_ = a.length;
       } else {
         mismatch();
@@ -267,13 +272,26 @@ void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
     require_same_context(v.mem, v.context, kernel_context, who_,
                          "argument " + std::to_string(i + 1) + " (" + (*params_)[i].name + ")");
   }
-  for (std::size_t i = 0; i < values_.size(); ++i) {
+  if (has_views_ && !views_expanded_)
+    for (std::size_t i = 0; i < values_.size(); ++i)
+      if (values_[i].is_view)
+        throw error(std::string(who_) + ": argument " + std::to_string(i + 1) + " (" +
+                    (*params_)[i].name +
+                    ") is an array_view; this kernel takes whole arrays only (copy the view "
+                    "into an array first)");
+  cl_uint index = first_index;
+  for (std::size_t i = 0; i < values_.size(); ++i, ++index) {
     const value& v = values_[i];
-    const cl_uint index = first_index + static_cast<cl_uint>(i);
     cl_int code = CL_SUCCESS;
     switch (v.kind) {
       case value::how::memory:
         code = clSetKernelArg(k, index, sizeof(cl_mem), &v.mem);
+        if (code == CL_SUCCESS && v.is_view && views_expanded_) {
+          const cl_long first = v.view_first, step = v.view_step;
+          code = clSetKernelArg(k, ++index, sizeof first, &first);
+          if (code == CL_SUCCESS && step != 1)
+            code = clSetKernelArg(k, ++index, sizeof step, &step);
+        }
         break;
       case value::how::bytes:
         code = clSetKernelArg(k, index, v.bytes.size(), v.bytes.data());
@@ -288,6 +306,12 @@ void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
                          (*params_)[i].name +
                          ") was refused by the driver (does the struct's size match?)");
   }
+}
+
+std::string argument_list::view_pattern() const {
+  std::string out;
+  for (const value& v : values_) out += !v.is_view ? '-' : v.view_step == 1 ? 'u' : 's';
+  return out;
 }
 
 void argument_list::require_array_lengths(std::size_t n, std::string_view what) const {

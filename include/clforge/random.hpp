@@ -68,7 +68,9 @@ struct same_type {
 template <class T>
 using same_t = typename same_type<T>::type;
 
-enum class distribution { bits, uniform, normal };
+// unit_uniform: floating uniform on [0, 1), the same numbers as uniform with lo = 0, hi = 1
+// (fma(1, u, 0) is u and u is below nextafter(1, 0)) without that arithmetic.
+enum class distribution { bits, uniform, normal, unit_uniform };
 
 /// The operation of the generator kernel for element type T (see the top of this file): whole
 /// blocks, or (edges) the partial blocks at the ends of the range.
@@ -136,7 +138,7 @@ event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std:
 template <class T>
 event uniform(const queue& q, array<T>& a, std::uint64_t seed) {
   if constexpr (std::is_floating_point_v<T>)
-    return detail::generate<T, T>(q, a, seed, T(0), T(1), 0, detail::distribution::uniform);
+    return detail::generate<T, T>(q, a, seed, T(0), T(1), 0, detail::distribution::unit_uniform);
   else
     return detail::generate<T, cl_ulong>(q, a, seed, 0, 0, 0, detail::distribution::bits);
 }
@@ -148,7 +150,9 @@ event uniform(const queue& q, array<T>& a, std::uint64_t seed, detail::same_t<T>
   if constexpr (std::is_floating_point_v<T>) {
     if (!(hi - lo <= std::numeric_limits<T>::max()))
       detail::throw_random_error("uniform: hi - lo overflows");
-    return detail::generate<T, T>(q, a, seed, lo, hi, offset, detail::distribution::uniform);
+    return detail::generate<T, T>(
+        q, a, seed, lo, hi, offset,
+        lo == 0 && hi == 1 ? detail::distribution::unit_uniform : detail::distribution::uniform);
   } else {
     // lo and the width hi - lo, as 64-bit two's complement values
     const cl_ulong width = static_cast<cl_ulong>(hi) - static_cast<cl_ulong>(lo);

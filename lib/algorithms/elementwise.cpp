@@ -6,6 +6,7 @@
 
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "view_variants.hpp"
 
 namespace clforge {
 
@@ -124,6 +125,11 @@ struct elementwise_state {
   unsigned vload = 1;         // > 1: `vector` runs the operation on vectors of this width
   kernel vector;
   std::vector<std::size_t> vector_arrays, vector_stored;
+  // what the view variants are generated from (view_variants.hpp); they are built with the
+  // calling queue's context, so the state holds no context handle
+  std::string operation;
+  kernel_options options;
+  mutable view_variant_cache<elementwise_kernel> views;
 };
 }  // namespace detail
 
@@ -139,6 +145,8 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   state->params = header.params;
   state->shape = detail::elementwise_shape(ctx, options.shape);
   state->check_lengths = options.check_array_lengths;
+  state->operation = operation;
+  state->options = options;
   // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
   // work-item per index.
   const bool grid_stride =
@@ -250,6 +258,16 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
   const detail::elementwise_state& s = *state_;
   detail::check_lengths(bound, r, s.check_lengths);
   if (r.count == 0) return {};
+  if (bound.has_views()) {
+    const std::string pattern = bound.view_pattern();
+    auto variant = s.views.get(pattern, [&] {
+      detail::view_variant_source v =
+          detail::rewrite_for_views(s.params, pattern, {s.operation}, s.options.preamble, s.who);
+      return std::make_shared<const elementwise_kernel>(q.ctx(), v.arguments, v.snippets[0],
+                                                        s.options);
+    });
+    return variant->run(q, r, bound.expanding_views());
+  }
   std::size_t items = static_cast<std::size_t>(r.count);
   if (s.gpu_max_items != 0) items = std::min(items, s.gpu_max_items);
   if (s.vec > 1) items = (items + s.vec - 1) / s.vec;

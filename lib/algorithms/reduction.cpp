@@ -7,6 +7,7 @@
 
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "view_variants.hpp"
 
 namespace clforge::detail {
 
@@ -47,6 +48,11 @@ class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
   bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
   program built_;
   kernel contiguous_, strided_, final_, vector_;
+  // What calls passing array views are generated from (view_variants.hpp).
+  reduction_description description_;
+  reduction_options options_;
+  std::string what_;
+  mutable view_variant_cache<reduction_engine> views_;
 };
 
 namespace {
@@ -89,7 +95,10 @@ std::string vector_reduce_expression(unsigned width) {
 reduction_engine::reduction_engine(const context& ctx, const reduction_description& d,
                                    const reduction_options& options, const std::string& what)
     : header_(start_template(ctx, what, options.name.empty() ? "reduce" : options.name, d.arguments,
-                             "i", d.type_name, d.type_needs_fp64)) {
+                             "i", d.type_name, d.type_needs_fp64)),
+      description_(d),
+      options_(options),
+      what_(what) {
   const std::string& name = header_.name;
   const std::string& who_ = header_.who;
   check_lengths_ = options.check_array_lengths;
@@ -180,6 +189,20 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
   // Memory of another context is refused before anything is enqueued.
   require_same_context(result(), nullptr, q.ctx().get(), header_.who, "the result array");
   check_lengths(args, r, check_lengths_);
+  if (args.has_views()) {
+    const std::string pattern = args.view_pattern();
+    auto variant = views_.get(pattern, [&] {
+      view_variant_source v =
+          rewrite_for_views(header_.params, pattern, {description_.map, description_.reduce},
+                            options_.preamble + " " + description_.neutral, header_.who);
+      reduction_description d = description_;
+      d.arguments = v.arguments;
+      d.map = v.snippets[0];
+      d.reduce = v.snippets[1];
+      return std::make_shared<const reduction_engine>(q.ctx(), d, options_, what_);
+    });
+    return variant->run(q, r, args.expanding_views(), result, want_event);
+  }
   order_point(q);
   event last = run_stages(q, r, args, result, want_event);
   order_point(q);

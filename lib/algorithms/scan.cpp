@@ -13,6 +13,7 @@
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
 #include "tuning.hpp"
+#include "view_variants.hpp"
 
 namespace clforge {
 namespace detail {
@@ -112,6 +113,11 @@ struct scan_engine : std::enable_shared_from_this<scan_engine> {
   program main_program, total_program;
   kernel main, total, reduce, spine;
 
+  // What calls passing array views are generated from (view_variants.hpp).
+  std::string input_expr, scan_expr, neutral, output_stmt;
+  scan_options options;
+  mutable view_variant_cache<scan_core> views;
+
   std::size_t tile() const { return items * group; }
   // On an out-of-order queue, order_point puts barriers between dependent commands.
   event run_lookback(const queue& q, std::size_t n, const argument_list& args, event* first) const;
@@ -197,6 +203,11 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_name(output_stmt, "last_item");
   e->packed = type.size <= 4;
+  e->input_expr = input_expr;
+  e->scan_expr = scan_expr;
+  e->neutral = neutral;
+  e->output_stmt = output_stmt;
+  e->options = options;
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
       throw error(e->who() + ": the input, scan and neutral expressions must not be empty");
@@ -327,6 +338,21 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
     throw error(e.who() + ": the queue belongs to another context than the kernel");
   events out;
   if (n == 0) return out;
+  if (args.has_views()) {
+    const std::string pattern = args.view_pattern();
+    auto variant = e.views.get(pattern, [&] {
+      view_variant_source v = rewrite_for_views(
+          e.params, pattern,
+          {e.input_expr, e.scan_expr, e.neutral, e.output_stmt, e.options.is_segment_start},
+          e.options.preamble, e.who);
+      scan_options o = e.options;
+      o.is_segment_start = v.snippets[4];
+      return std::make_shared<const scan_core>(q.ctx(), e.type, v.arguments, v.snippets[0],
+                                               v.snippets[1], v.snippets[2], v.snippets[3], e.kind,
+                                               o);
+    });
+    return variant->launch(q, n, args.expanding_views());
+  }
   // On an out-of-order queue: barriers before, between and after the commands, which depend
   // on each other and reuse per-queue state and pooled temporaries.
   order_point(q);

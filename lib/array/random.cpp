@@ -37,6 +37,15 @@ std::string generator_operation(const std::string& type, bool is_floating, std::
           "  double th = 6.283185307179586 * clforge_u01_double(r.z, r.w);\n"
           "  const double v0 = p0 + p1 * (rad * cos(th)), v1 = p0 + p1 * (rad * sin(th));\n";
     }
+  } else if (is_floating && d == distribution::unit_uniform) {
+    const std::string u01 = type == "float" ? "clforge_u01_float" : "clforge_u01_double";
+    auto one = [&](int k, const std::string& words) {
+      return "  const " + type + " v" + std::to_string(k) + " = " + u01 + "(" + words + ");\n";
+    };
+    if (!wide)
+      values = one(0, "r.x") + one(1, "r.y") + one(2, "r.z") + one(3, "r.w");
+    else
+      values = one(0, "r.x, r.y") + one(1, "r.z, r.w");
   } else if (is_floating) {
     // lo + (hi - lo) * u as fma(hi - lo, u, lo), kept below hi
     const std::string u01 = type == "float" ? "clforge_u01_float" : "clforge_u01_double";

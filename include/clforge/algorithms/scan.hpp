@@ -125,6 +125,10 @@ template <class T>
 std::size_t argument_length(const array<T>& a) {
   return a.size();
 }
+template <class T>
+std::size_t argument_length(const array_view<T>& v) {
+  return v.size();
+}
 
 /// The type-independent part of scan_kernel (lib/algorithms/scan.cpp).
 class CLFORGE_API scan_core {

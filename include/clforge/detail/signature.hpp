@@ -61,6 +61,9 @@ struct captured_argument {
   std::int64_t signed_value = 0;
   std::uint64_t unsigned_value = 0;
   std::string bytes;  // user struct by value
+  // array given as an array_view: element k is element view_first + k * view_step of `mem`
+  bool is_view = false;
+  std::int64_t view_first = 0, view_step = 1;
 };
 
 template <class T>
@@ -96,6 +99,22 @@ captured_argument capture(const array<T>& a) {
   c.mem = a.get();
   if (c.mem) c.context = a.ctx().get();
   c.length = a.size();
+  return c;
+}
+template <class T>
+captured_argument capture(const array_view<T>& v) {
+  captured_argument c;
+  c.kind = captured_argument::what::array;
+  c.type = type_traits<T>::name();
+  c.mem = v.get();
+  if (c.mem) c.context = v.ctx().get();
+  c.length = v.size();
+  // A view that starts at 0 with step 1 (or has no elements) is indexed like the array itself:
+  // the whole-array kernel takes it, no variant is generated. One element needs no step.
+  const std::int64_t step = v.size() <= 1 ? 1 : v.step();
+  c.is_view = v.size() > 0 && (v.first() != 0 || step != 1);
+  c.view_first = v.first();
+  c.view_step = step;
   return c;
 }
 inline captured_argument capture(const cl::Buffer& b) {
@@ -136,9 +155,32 @@ class CLFORGE_API argument_list {
   /// Sets the arguments on `k` at indices first_index, first_index + 1, ... after checking that
   /// every array and buffer belongs to the kernel's OpenCL context (another context's memory
   /// is undefined behaviour on most drivers). Call with the kernel's launch lock held.
+  /// Throws clforge::error when an argument is an array_view, unless this list came from
+  /// expanding_views() (then a view sets its buffer, its first index and, strided, its step).
   void set_on(cl_kernel k, cl_uint first_index) const;
 
-  std::size_t count() const { return values_.size(); }
+  /// True when an array argument is an array_view that is not a plain array (see capture) and
+  /// this list is not already expanding_views(): the call needs a view variant.
+  bool has_views() const { return has_views_ && !views_expanded_; }
+  /// Per argument: '-' not a view, 'u' a view of step 1, 's' a view of another step. Which
+  /// variant of a template's kernel the call needs (lib/algorithms/view_variants.hpp).
+  std::string view_pattern() const;
+  /// A copy whose set_on passes views as buffer, first index (cl_long) and, for pattern 's',
+  /// step (cl_long): the parameters of a view variant.
+  argument_list expanding_views() const {
+    argument_list out = *this;
+    out.views_expanded_ = true;
+    return out;
+  }
+
+  /// Kernel arguments set_on sets: one per user argument, plus a view's first index and step
+  /// in a list from expanding_views().
+  std::size_t count() const {
+    std::size_t n = values_.size();
+    if (views_expanded_)
+      for (const value& v : values_) n += v.is_view ? (v.view_step == 1 ? 1 : 2) : 0;
+    return n;
+  }
   /// Length of the first array argument; 0 and has_array() false when there is none.
   bool has_array() const { return has_array_; }
   std::size_t first_array_length() const { return first_array_length_; }
@@ -157,6 +199,8 @@ class CLFORGE_API argument_list {
     std::size_t local_bytes = 0;
     std::size_t array_length = 0;
     bool is_array = false;
+    bool is_view = false;
+    std::int64_t view_first = 0, view_step = 1;
   };
   argument_list(std::string_view who, const std::vector<parameter>& params,
                 std::vector<captured_argument> args);
@@ -166,6 +210,7 @@ class CLFORGE_API argument_list {
   std::vector<value> values_;
   bool has_array_ = false;
   std::size_t first_array_length_ = 0;
+  bool has_views_ = false, views_expanded_ = false;
 };
 
 /// Throws unless `mem` (of an argument described by `argument`) belongs to `context`; `known` is
