@@ -6,10 +6,11 @@
 // FP_CONTRACT pragmas), and every name starts with clforge_ / CLFORGE_ (user snippets and
 // preambles come after it).
 //
-// OpenCL C has no templates: a block that works on any type and operator is a macro that
-// defines a function for the kernel's type and operator, e.g.
-//   CLFORGE_DEFINE_GROUP_SCAN(my_scan, float, my_add, 256)
-// defines `static inline uint my_scan(local float* sums, uint lid, float value)`.
+// OpenCL C has no templates: a block that works on any type and operator is a macro, either one
+// that defines a function for the kernel's type and operator, e.g.
+//   CLFORGE_DEFINE_GROUP_REDUCE(my_reduce, float, my_add, 256)
+// defines `static inline float my_reduce(local float* scratch, const float value)`, or a
+// statement on the kernel's own arrays (CLFORGE_GROUP_SCAN).
 #ifndef CLFORGE_COMMON_CL
 #define CLFORGE_COMMON_CL
 
@@ -28,68 +29,67 @@
 //   static inline T name(local T* scratch, const T value)
 // for work-groups of SIZE work-items (a power of two): combines the work-items' values with
 // OP(a, b) as a tree of log2(SIZE) steps through scratch[0 .. SIZE) and returns the result to
-// every work-item. Every work-item of the group must call it (it has barriers).
-#define CLFORGE_DEFINE_GROUP_REDUCE(name, T, OP, SIZE)                   \
-  static inline T name(local T* scratch, const T value) {                \
-    const uint lid = get_local_id(0);                                    \
-    scratch[lid] = value;                                                \
-    barrier(CLK_LOCAL_MEM_FENCE);                                        \
-    for (uint width = (SIZE) / 2; width > 0; width >>= 1) {              \
-      if (lid < width) scratch[lid] = OP(scratch[lid], scratch[lid + width]); \
-      barrier(CLK_LOCAL_MEM_FENCE);                                      \
-    }                                                                    \
-    return scratch[0];                                                   \
+// every work-item. Every work-item of the group must call it (it has barriers). (Names inside
+// the macros start with clforge_: a user preamble before the instantiation may define macros.)
+#define CLFORGE_DEFINE_GROUP_REDUCE(name, T, OP, SIZE)                                  \
+  static inline T name(local T* clforge_scratch, const T clforge_value) {              \
+    const uint clforge_lid = get_local_id(0);                                           \
+    clforge_scratch[clforge_lid] = clforge_value;                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    for (uint clforge_width = (SIZE) / 2; clforge_width > 0; clforge_width >>= 1) {     \
+      if (clforge_lid < clforge_width)                                                  \
+        clforge_scratch[clforge_lid] =                                                  \
+            OP(clforge_scratch[clforge_lid], clforge_scratch[clforge_lid + clforge_width]); \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                     \
+    }                                                                                   \
+    return clforge_scratch[0];                                                          \
   }
 
 // ---- work-group scan -------------------------------------------------------------------------
-// CLFORGE_DEFINE_GROUP_SCAN(name, T, OP, SIZE) defines
-//   static inline uint name(local T* sums, const uint lid, const T value)
-// an inclusive scan with OP(a, b) of one value per work-item over a group of SIZE work-items
-// (Hillis-Steele, log2(SIZE) steps). sums holds 2 * SIZE values, two buffers used in turn; the
-// function returns where the result starts: sums[result + k] is the inclusive scan up to
-// work-item k, sums[result + SIZE - 1] the group's total. Every work-item must call it.
-#define CLFORGE_DEFINE_GROUP_SCAN(name, T, OP, SIZE)                          \
-  static inline uint name(local T* sums, const uint lid, const T value) {     \
-    sums[lid] = value;                                                        \
-    barrier(CLK_LOCAL_MEM_FENCE);                                             \
-    uint src = 0;                                                             \
-    for (uint offset = 1; offset < (SIZE); offset <<= 1) {                    \
-      T s = sums[src + lid];                                                  \
-      if (lid >= offset) s = OP(sums[src + lid - offset], s);                 \
-      sums[(SIZE) - src + lid] = s;                                           \
-      src = (SIZE) - src;                                                     \
-      barrier(CLK_LOCAL_MEM_FENCE);                                           \
-    }                                                                         \
-    return src;                                                               \
-  }
+// CLFORGE_GROUP_SCAN(T, OP, SIZE, sums, lid, value, result): an inclusive scan with OP(a, b) of
+// one value per work-item over a group of SIZE work-items (Hillis-Steele, log2(SIZE) steps).
+// sums is the kernel's local array of 2 * SIZE values, two buffers used in turn; the uint
+// variable result is set to where the scan ends up: sums[result + k] is the inclusive scan up
+// to work-item k, sums[result + SIZE - 1] the group's total. Every work-item must reach it.
+// A statement rather than a function: indexing the kernel's own array lets the compiler keep
+// what it knows of its bounds (through a pointer parameter it generated other code).
+#define CLFORGE_GROUP_SCAN(T, OP, SIZE, sums, lid, value, result)                            \
+  do {                                                                                        \
+    (sums)[lid] = (value);                                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+    result = 0;                                                                               \
+    for (uint clforge_offset = 1; clforge_offset < (SIZE); clforge_offset <<= 1) {            \
+      T clforge_s = (sums)[result + (lid)];                                                   \
+      if ((lid) >= clforge_offset) clforge_s = OP((sums)[result + (lid)-clforge_offset], clforge_s); \
+      (sums)[(SIZE)-result + (lid)] = clforge_s;                                              \
+      result = (SIZE)-result;                                                                 \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    }                                                                                         \
+  } while (0)
 
-// CLFORGE_DEFINE_GROUP_SEGMENTED_SCAN(name, T, OP, SIZE): the same for segmented scans,
-//   static inline uint name(local T* sums, local uchar* heads, const uint lid, const T value,
-//                           const uchar head)
-// where head says that a segment starts in the work-item's values (the value then does not
-// combine with the work-items before). heads holds 2 * SIZE flags beside sums; heads[result + k]
-// says whether a segment starts in work-items 0 .. k.
-#define CLFORGE_DEFINE_GROUP_SEGMENTED_SCAN(name, T, OP, SIZE)                      \
-  static inline uint name(local T* sums, local uchar* heads, const uint lid, const T value, \
-                          const uchar head) {                                       \
-    sums[lid] = value;                                                              \
-    heads[lid] = head;                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-    uint src = 0;                                                                   \
-    for (uint offset = 1; offset < (SIZE); offset <<= 1) {                          \
-      T s = sums[src + lid];                                                        \
-      uchar h = heads[src + lid];                                                   \
-      if (lid >= offset) {                                                          \
-        if (!h) s = OP(sums[src + lid - offset], s);                                \
-        h |= heads[src + lid - offset];                                             \
-      }                                                                             \
-      heads[(SIZE) - src + lid] = h;                                                \
-      sums[(SIZE) - src + lid] = s;                                                 \
-      src = (SIZE) - src;                                                           \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                 \
-    }                                                                               \
-    return src;                                                                     \
-  }
+// CLFORGE_GROUP_SEGMENTED_SCAN(T, OP, SIZE, sums, heads, lid, value, head, result): the same for
+// segmented scans, where head says that a segment starts in the work-item's values (its value
+// then does not combine with the work-items before). heads is a local uchar array of 2 * SIZE
+// flags beside sums; heads[result + k] says whether a segment starts in work-items 0 .. k.
+#define CLFORGE_GROUP_SEGMENTED_SCAN(T, OP, SIZE, sums, heads, lid, value, head, result)     \
+  do {                                                                                        \
+    (sums)[lid] = (value);                                                                    \
+    (heads)[lid] = (head);                                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                             \
+    result = 0;                                                                               \
+    for (uint clforge_offset = 1; clforge_offset < (SIZE); clforge_offset <<= 1) {            \
+      T clforge_s = (sums)[result + (lid)];                                                   \
+      uchar clforge_h = (heads)[result + (lid)];                                              \
+      if ((lid) >= clforge_offset) {                                                          \
+        if (!clforge_h) clforge_s = OP((sums)[result + (lid)-clforge_offset], clforge_s);     \
+        clforge_h |= (heads)[result + (lid)-clforge_offset];                                  \
+      }                                                                                       \
+      (heads)[(SIZE)-result + (lid)] = clforge_h;                                             \
+      (sums)[(SIZE)-result + (lid)] = clforge_s;                                              \
+      result = (SIZE)-result;                                                                 \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                           \
+    }                                                                                         \
+  } while (0)
 
 // ---- decoupled look-back (Merrill & Garland, 2016) -------------------------------------------
 // Single-pass algorithms over tiles (scan, the onesweep sort) let each tile publish its own
@@ -110,11 +110,11 @@
 #define CLFORGE_LOOKBACK_AGGREGATE 1u  // the tile's own aggregate
 #define CLFORGE_LOOKBACK_PREFIX 2u     // the inclusive prefix: this tile and every tile before
 
-// The group's first tile (call from one work-item).
-static inline uint clforge_lookback_first_tile(global uint* counters, const uint epoch) {
-  const uint tile = atomic_inc(&counters[epoch & 1u]);
+// Takes the group's first tile into *tile (call from one work-item).
+static inline void clforge_lookback_first_tile(local uint* tile, global uint* counters,
+                                               const uint epoch) {
+  *tile = atomic_inc(&counters[epoch & 1u]);
   if (get_group_id(0) == 0) counters[(epoch & 1u) ^ 1u] = 0;
-  return tile;
 }
 
 // A further tile, for groups that loop over tiles (call from one work-item).

@@ -42,13 +42,6 @@ static inline clforge_t clforge_op(clforge_t a, clforge_t b) {
   return ($scan_expr);
 }
 
-// Inclusive scan of the work-items' sums (kernels/common.cl).
-#if CLFORGE_SEGMENTED
-CLFORGE_DEFINE_GROUP_SEGMENTED_SCAN(clforge_group_scan, clforge_t, clforge_op, CLFORGE_GROUP)
-#else
-CLFORGE_DEFINE_GROUP_SCAN(clforge_group_scan, clforge_t, clforge_op, CLFORGE_GROUP)
-#endif
-
 #if CLFORGE_PACKED
 typedef union {
   clforge_t clforge_value;
@@ -129,7 +122,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   const uint clforge_lid = get_local_id(0);
   const uint clforge_tiles = (uint)((clforge_n + CLFORGE_TILE - 1) / CLFORGE_TILE);
   if (clforge_lid == 0)
-    clforge_tile_slot[0] = clforge_lookback_first_tile(clforge_counters, clforge_epoch);
+    clforge_lookback_first_tile(&clforge_tile_slot[0], clforge_counters, clforge_epoch);
   barrier(CLK_LOCAL_MEM_FENCE);
 #if CLFORGE_HAS_LAST_ITEM
   const clforge_t last_item = clforge_total[0];
@@ -225,12 +218,15 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
     CLFORGE_V(clforge_j) = clforge_acc;
   }
 
-  // 3. Inclusive scan of the work-items' sums.
+  // 3. Inclusive scan of the work-items' sums (kernels/common.cl).
+  uint clforge_src;
 #if CLFORGE_SEGMENTED
-  const uint clforge_src =
-      clforge_group_scan(clforge_sums, clforge_sum_heads, clforge_lid, clforge_acc, clforge_seen);
+  CLFORGE_GROUP_SEGMENTED_SCAN(clforge_t, clforge_op, CLFORGE_GROUP, clforge_sums,
+                               clforge_sum_heads, clforge_lid, clforge_acc, clforge_seen,
+                               clforge_src);
 #else
-  const uint clforge_src = clforge_group_scan(clforge_sums, clforge_lid, clforge_acc);
+  CLFORGE_GROUP_SCAN(clforge_t, clforge_op, CLFORGE_GROUP, clforge_sums, clforge_lid, clforge_acc,
+                     clforge_src);
 #endif
 
   // 4. Publish the tile's aggregate, then look back for the exclusive prefix.

@@ -135,9 +135,6 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
   (((ulong)(epoch) << CLFORGE_EPOCH_SHIFT) | ((ulong)(flag) << CLFORGE_COUNT_BITS) | \
    (ulong)(count))
 
-// Exclusive scan of the work-items' digit sums (kernels/common.cl).
-CLFORGE_DEFINE_GROUP_SCAN(clforge_sort_group_scan, uint, CLFORGE_ADD, CLFORGE_GROUP)
-
 #define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
 #define CLFORGE_DIGITS_PER_ITEM (CLFORGE_RADIX / CLFORGE_GROUP)
 #define CLFORGE_STRIDE (CLFORGE_GROUP + 1)  // a padded row of the rank matrix
@@ -196,7 +193,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 #endif
 
   const uint lid = get_local_id(0);
-  if (lid == 0) tile_slot = clforge_lookback_first_tile(counters, epoch);
+  if (lid == 0) clforge_lookback_first_tile(&tile_slot, counters, epoch);
   for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -233,7 +230,8 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
     my_sum += s;
   }
   // Exclusive scan of the work-items' digit sums: where each work-item's first digit starts.
-  const uint from = clforge_sort_group_scan(partial, lid, my_sum);
+  uint from;
+  CLFORGE_GROUP_SCAN(uint, CLFORGE_ADD, CLFORGE_GROUP, partial, lid, my_sum, from);  // common.cl
   uint running = partial[from + lid] - my_sum;
   for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
     const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;

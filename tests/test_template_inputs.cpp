@@ -296,7 +296,7 @@ TEST(template_inputs, common_device_code_leads_every_builtin_kernel) {
   // (its include guard keeps it whole where a program pastes several files together).
   const std::string common(cf::detail::embedded_kernel("common"));
   ASSERT_NE(common.find("#ifndef CLFORGE_COMMON_CL"), std::string::npos);
-  EXPECT_NE(common.find("CLFORGE_DEFINE_GROUP_SCAN"), std::string::npos);
+  EXPECT_NE(common.find("CLFORGE_GROUP_SCAN"), std::string::npos);
   EXPECT_NE(common.find("clforge_lookback_wait_word"), std::string::npos);
   for (const char* name : {"elementwise", "reduction", "scan_lookback", "scan_rts", "polygon_mask",
                            "sort", "sort_key", "histogram", "gather", "complex", "philox"}) {
