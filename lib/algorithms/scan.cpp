@@ -342,9 +342,9 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
     const std::string pattern = args.view_pattern();
     auto variant = e.views.get(pattern, [&] {
       view_variant_source v = rewrite_for_views(
-          e.params, pattern,
+          e.header.params, pattern,
           {e.input_expr, e.scan_expr, e.neutral, e.output_stmt, e.options.is_segment_start},
-          e.options.preamble, e.who);
+          e.options.preamble, e.who());
       scan_options o = e.options;
       o.is_segment_start = v.snippets[4];
       return std::make_shared<const scan_core>(q.ctx(), e.type, v.arguments, v.snippets[0],

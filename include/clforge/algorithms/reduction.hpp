@@ -75,71 +75,16 @@ struct reduction_options : kernel_options {
 
 namespace detail {
 
-template <class Variant>
-class view_variant_cache;
+class reduction_engine;
 
-/// The type-erased engine behind reduction_kernel<T> and the built-in reductions: the built
-/// program, its kernels and the launch plan. Construction renders and builds; run() only sets
-/// arguments and enqueues.
-class CLFORGE_API reduction_engine {
- public:
-  struct description {
-    std::string arguments;  // parameter list
-    std::string map, reduce, neutral;
-    std::string type_name;  // OpenCL C name of the result type
-    std::size_t type_size = 0;
-    bool type_is_floating = false;  // float or double (compensated mode allowed)
-    bool type_needs_fp64 = false;
-  };
-  /// `what` is "reduction_kernel" or the built-in's name, for messages.
-  reduction_engine(const context& ctx, const description& d, const reduction_options& options,
-                   const std::string& what);
-
-  /// Sets the user's arguments; called with the kernel's launch lock held.
-  struct user_arguments {
-    const argument_list* list = nullptr;  // snippet kernels
-    const cl_mem* buffers = nullptr;      // built-ins: plain buffers
-    std::size_t buffer_count = 0;
-    void set_on(cl_kernel k, cl_uint first) const;
-  };
-  /// Reduces over `r` and writes the result into `result` (at least type_size bytes). Returns
-  /// the event of the last command, or an empty event when want_event is false (the caller
-  /// reads the result with a blocking read: creating events costs host time).
-  event run(const queue& q, const resolved_range& r, const user_arguments& args, cl_mem result,
-            bool want_event = true) const;
-
-  const std::string& who() const { return who_; }
-  const std::vector<parameter>& parameters() const { return params_; }
-  bool checks_lengths() const { return check_lengths_; }
-  /// The generated OpenCL source.
-  const std::string& source() const { return built_.source(); }
-  /// The kernel shape in use.
-  const kernel_shape& shape() const { return shape_; }
-  std::size_t type_size() const { return type_size_; }
-
- private:
-  std::string who_;
-  std::vector<parameter> params_;
-  kernel_shape shape_;
-  bool check_lengths_ = true;
-  std::size_t type_size_ = 0;
-  std::size_t target_groups_ = 1;
-  unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
-  bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
-  /// run() without the barriers around it: stage 1, then stage 2 where needed.
-  event run_stages(const queue& q, const resolved_range& r, const user_arguments& args,
-                   cl_mem result, bool want_event) const;
-  cl_mem counter_for(const queue& q) const;
-  mutable std::mutex counters_mutex_;
-  mutable std::vector<std::pair<cl_command_queue, std::shared_ptr<cl::Buffer>>> counters_;
-  context ctx_;
-  program built_;
-  kernel contiguous_, strided_, final_, vector_;
-  // What calls passing array views are generated from (lib/algorithms/view_variants.hpp).
-  description description_;
-  reduction_options options_;
-  std::string what_;
-  std::shared_ptr<view_variant_cache<reduction_engine>> views_;
+/// What a reduction computes: the snippets and the result type.
+struct reduction_description {
+  std::string arguments;  // parameter list
+  std::string map, reduce, neutral;
+  std::string type_name;  // OpenCL C name of the result type
+  std::size_t type_size = 0;
+  bool type_is_floating = false;  // float or double (compensated mode allowed)
+  bool type_needs_fp64 = false;
 };
 
 /// The type-independent part of reduction_kernel<T> (lib/algorithms/reduction.cpp): the built
