@@ -250,8 +250,9 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     const bool vector = e->layout == scan_layout::striped_vector && e->items % 4 == 0 &&
                         !e->segmented && scalar_type_index(type.name) >= 0;
     const std::string in_array = vector ? plain_array(e->header.params, input_expr, type.name) : "";
-    const std::string out_array =
-        vector && kind == scan_kind::inclusive ? plain_array(e->header.params, output_stmt, type.name, true) : "";
+    const std::string out_array = vector && kind == scan_kind::inclusive
+                                      ? plain_array(e->header.params, output_stmt, type.name, true)
+                                      : "";
     values["in_registers"] = e->in_registers ? "1" : "0";
     values["vector_in"] = in_array.empty() ? "0" : "1";
     values["vector_input"] = in_array.empty() ? "clforge_unused" : in_array;

@@ -119,10 +119,10 @@ std::shared_ptr<const selection_program<Count>> selection_kernel(
       per_context(ctx, "clforge.selection", key, [&]() -> std::shared_ptr<void> {
         selection_source s = make_selection_source(ctx, who, partition, type, count, predicate,
                                                    preamble, extra_signature);
-        return std::make_shared<selection_program<Count>>(selection_program<Count>{
-            scan_kernel<Count>(ctx, s.arguments, s.input, "a + b", "0", s.output,
-                               scan_kind::inclusive, s.options),
-            std::move(s.indexed)});
+        return std::make_shared<selection_program<Count>>(
+            selection_program<Count>{scan_kernel<Count>(ctx, s.arguments, s.input, "a + b", "0",
+                                                        s.output, scan_kind::inclusive, s.options),
+                                     std::move(s.indexed)});
       }));
 }
 
