@@ -39,7 +39,8 @@ struct ndrange {
   std::array<std::size_t, 3> offset{0, 0, 0};
   /// Round the global size up to a multiple of the local size (see padded()).
   bool pad = false;
-  bool event = true;  // false: launch returns an empty event (without_event)
+  /// False: the launch returns an empty event (see without_event()).
+  bool event = true;
 
   /// A 1-D range of x work-items.
   explicit ndrange(std::size_t x) : dims(1), global{x, 1, 1} {}
@@ -51,7 +52,6 @@ struct ndrange {
   /// A range whose global size may be rounded up to a multiple of the local size (automatic or
   /// fixed): the kernel then runs extra work-items and must guard against them.
   static ndrange padded(std::size_t x) { return ndrange(x).with_padding(); }
-  /// padded() in 2-D.
   /// padded() in 2-D.
   static ndrange padded(std::size_t x, std::size_t y) { return ndrange(x, y).with_padding(); }
   /// padded() in 3-D.
@@ -69,13 +69,13 @@ struct ndrange {
     local = {x, y, z};
     return *this;
   }
-  /// Sets the global offset.
   /// The launch returns an empty event: for launches nobody waits on by event (creating one
   /// costs host time).
   ndrange& without_event() {
     event = false;
     return *this;
   }
+  /// Sets the global offset.
   ndrange& with_offset(std::size_t x, std::size_t y = 0, std::size_t z = 0) {
     offset = {x, y, z};
     return *this;

@@ -34,7 +34,7 @@ using point = std::map<std::string, std::string>;
 
 /// A parameter and its candidate values; the first value is the baseline.
 struct parameter {
-  /// The name (for kernel spaces: the #define it sets).
+  /// The name (for kernel spaces: the \#define it sets).
   std::string name;
   /// The values to try, as text.
   std::vector<std::string> values;
@@ -42,17 +42,19 @@ struct parameter {
 
 /// What the tuner reports after each candidate (on the calling thread).
 struct progress {
-  /// 1-based number of this candidate, and how many the search plans (an estimate when
-  /// sampling under a budget).
-  std::size_t index = 0, total = 0;
+  /// 1-based number of this candidate.
+  std::size_t index = 0;
+  /// How many candidates the search plans (an estimate when sampling under a budget).
+  std::size_t total = 0;
   /// The candidate.
   point candidate;
   /// "timed", "rejected: <why>" or "failed: <why>".
   std::string status;
   /// Its median time in seconds (0 unless timed).
   double seconds = 0;
-  /// The fastest so far and its median time.
+  /// The fastest so far.
   point best;
+  /// Its median time in seconds.
   double best_seconds = 0;
 };
 
@@ -74,15 +76,22 @@ struct options {
 
 /// The outcome of a search.
 struct result {
-  /// The baseline (default) point and its median time in seconds.
+  /// The baseline (default) point.
   point baseline;
+  /// Its median time in seconds.
   double baseline_seconds = 0;
-  /// The fastest point that gave the right output, and its median time.
+  /// The fastest point that gave the right output.
   point best;
+  /// Its median time in seconds.
   double best_seconds = 0;
-  /// Valid points in the space; candidates tried, rejected (wrong output) and failed (build
-  /// or launch error).
-  std::size_t space_size = 0, tried = 0, rejected = 0, failed = 0;
+  /// Valid points in the space.
+  std::size_t space_size = 0;
+  /// Candidates tried.
+  std::size_t tried = 0;
+  /// Candidates rejected (wrong output).
+  std::size_t rejected = 0;
+  /// Candidates that failed (build or launch error).
+  std::size_t failed = 0;
   /// True when every valid point was tried.
   bool exhaustive = false;
   /// Wall time of the search in seconds.
@@ -91,7 +100,7 @@ struct result {
   double speedup() const { return best_seconds > 0 ? baseline_seconds / best_seconds : 0; }
 };
 
-/// A user's kernel to tune: OpenCL C whose parameters are #define names.
+/// A user's kernel to tune: OpenCL C whose parameters are \#define names.
 struct kernel_space {
   /// Program source; each parameter is passed as -D NAME=VALUE.
   std::string source;
@@ -125,8 +134,10 @@ CLFORGE_API std::vector<std::string> template_names();
 
 /// The outcome of tuning one template.
 struct template_result {
-  /// saxpy, sum, scan or polygon; the policy it tunes (elementwise, reduce, scan, polygon).
-  std::string name, primitive;
+  /// saxpy, sum, scan or polygon.
+  std::string name;
+  /// The policy it tunes (elementwise, reduce, scan, polygon).
+  std::string primitive;
   /// The problem class, "float32/2^22": element type / size bucket.
   std::string problem;
   /// The search; points are policy keys.
@@ -150,10 +161,14 @@ CLFORGE_API template_result tune_template(const queue& q, const std::string& nam
 struct stored_result {
   /// elementwise, reduce, scan or polygon.
   std::string primitive;
-  /// Problem class and whole policy.
-  std::string problem, policy;
-  /// Median times the tuner measured for the baseline and the policy.
-  double default_seconds = 0, tuned_seconds = 0;
+  /// Problem class.
+  std::string problem;
+  /// The whole policy.
+  std::string policy;
+  /// Median time the tuner measured for the baseline.
+  double default_seconds = 0;
+  /// Median time the tuner measured for the policy.
+  double tuned_seconds = 0;
 };
 
 /// The results stored for `ctx`'s device (ignored files give none).

@@ -10,20 +10,6 @@ namespace clforge {
 namespace detail {
 
 namespace {
-const char* unsigned_of_size(std::size_t size) {
-  switch (size) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    case 8:
-      return "ulong";
-    default:
-      return "ulong2";
-  }
-}
 const char* index_type(std::size_t size, bool is_signed) {
   switch (size) {
     case 1:
@@ -46,7 +32,7 @@ event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
   if (n == 0) return {};
   const bool checked = check == bounds::checked;
   const std::string source = std::string("#define CLFORGE_VALUE_T ") +
-                             unsigned_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
+                             moved_type_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
                              index_type(index_size, index_signed) + "\n#define CLFORGE_CHECKED " +
                              (checked ? "1" : "0") + "\n" + std::string(embedded_kernel("gather"));
   const context& ctx = q.ctx();

@@ -26,21 +26,6 @@ constexpr unsigned kRadix = 256;
 constexpr unsigned kDigitBits = 8;
 constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile status word
 
-const char* value_type_of_size(std::size_t size) {
-  switch (size) {
-    case 1:
-      return "uchar";
-    case 2:
-      return "ushort";
-    case 4:
-      return "uint";
-    case 8:
-      return "ulong";
-    default:
-      return "ulong2";
-  }
-}
-
 std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size_t key_size,
                                  std::size_t value_size) {
   const std::size_t matrix = kRadix * (group + 1) * 2;
@@ -150,7 +135,7 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
   define("CLFORGE_KEY_KIND", std::to_string(p.key.kind));
   define("CLFORGE_KEY_SIZE", std::to_string(p.key.bits / 8));
   define("CLFORGE_HAS_VALUES", p.value_size ? "1" : "0");
-  define("CLFORGE_VALUE_T", value_type_of_size(p.value_size ? p.value_size : 4));
+  define("CLFORGE_VALUE_T", moved_type_of_size(p.value_size ? p.value_size : 4));
   define("CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4));
   if (p.path == sort_path::onesweep) {
     define("CLFORGE_ONESWEEP", "1");

@@ -147,6 +147,21 @@ std::string comma_parameters(const std::vector<parameter>& params) {
 std::string comma_arguments(const std::vector<parameter>& params) {
   return params.empty() ? "" : ", " + argument_names(params);
 }
+const char* moved_type_of_size(std::size_t size) {
+  switch (size) {
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    case 8:
+      return "ulong";
+    default:
+      return "ulong2";
+  }
+}
+
 std::string count_name(const std::vector<parameter>& params) {
   for (const parameter& p : params)
     if (p.name == "n") return "clforge_n";

@@ -86,6 +86,9 @@ std::string comma_parameters(const std::vector<parameter>& params);
 std::string comma_arguments(const std::vector<parameter>& params);
 /// "n", or "clforge_n" when a parameter is itself called n.
 std::string count_name(const std::vector<parameter>& params);
+/// The OpenCL unsigned type that moves an element of `size` bytes (1, 2, 4, 8; ulong2 for 16):
+/// kernels that only copy elements (sort values, gather/scatter) use it whatever the element is.
+const char* moved_type_of_size(std::size_t size);
 
 // ---- build and launch ----------------------------------------------------------------------
 
