@@ -144,11 +144,14 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
 #else
 #define CLFORGE_STAGE_BYTES (CLFORGE_TILE * CLFORGE_KEY_SIZE)
 #endif
-#if CLFORGE_MATRIX_BYTES > CLFORGE_STAGE_BYTES
-#define CLFORGE_AREA_BYTES CLFORGE_MATRIX_BYTES
-#else
-#define CLFORGE_AREA_BYTES CLFORGE_STAGE_BYTES
-#endif
+// The tile's keys come in through local memory: read from global memory in consecutive
+// (coalesced) order, then each work-item takes its ITEMS consecutive keys. One padding slot
+// every 32 keys keeps those reads of a work-item's run free of bank conflicts.
+#define CLFORGE_PADDED(i) ((i) + ((i) >> 5))
+#define CLFORGE_LOAD_BYTES (CLFORGE_PADDED(CLFORGE_TILE) * CLFORGE_KEY_SIZE)
+#define CLFORGE_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define CLFORGE_AREA_BYTES \
+  CLFORGE_MAX2(CLFORGE_MAX2(CLFORGE_MATRIX_BYTES, CLFORGE_STAGE_BYTES), CLFORGE_LOAD_BYTES)
 
 // One pass over the keys [portion_start, portion_end). A group takes the next tile from an
 // atomic counter (so every tile it waits for was taken by a group that already runs: no
@@ -194,7 +197,6 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 
   const uint lid = get_local_id(0);
   if (lid == 0) clforge_lookback_first_tile(&tile_slot, counters, epoch);
-  for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const uint tile = tile_slot;
@@ -203,13 +205,22 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   const uint valid = (uint)min((ulong)CLFORGE_TILE, portion_end - first);
   const uint mine = lid * CLFORGE_ITEMS;
 
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
+    const uint k = j * CLFORGE_GROUP + lid;
+    if (k < valid) stage_keys[CLFORGE_PADDED(k)] = keys_in[first + k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
   CLFORGE_KEY_T key[CLFORGE_ITEMS];
-  uint digit[CLFORGE_ITEMS], rank[CLFORGE_ITEMS];
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
+    if (mine + j < valid) key[j] = stage_keys[CLFORGE_PADDED(mine + j)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  uint rank[CLFORGE_ITEMS];  // digits are recomputed where needed: fewer registers
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     if (mine + j < valid) {
-      key[j] = keys_in[first + mine + j];
-      digit[j] = clforge_digit(key[j], descending, shift, mask);
-      const uint slot = digit[j] * CLFORGE_STRIDE + lid;
+      const uint slot = clforge_digit(key[j], descending, shift, mask) * CLFORGE_STRIDE + lid;
       rank[j] = matrix[slot];
       matrix[slot] = (ushort)(rank[j] + 1);
     }
@@ -239,9 +250,12 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
     running += tile_count[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
-    if (mine + j < valid)
-      rank[j] += digit_start[digit[j]] + matrix[digit[j] * CLFORGE_STRIDE + lid];
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
+    if (mine + j < valid) {
+      const uint d = clforge_digit(key[j], descending, shift, mask);
+      rank[j] += digit_start[d] + matrix[d * CLFORGE_STRIDE + lid];
+    }
+  }
 
   // Decoupled look-back, one work-item per digit (DIGITS_PER_ITEM digits each): publish the
   // tile's counts first, so successors can go on while this tile waits.
@@ -251,20 +265,37 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
     my_status[d] = CLFORGE_STATUS(
         epoch, tile == 0 ? CLFORGE_LOOKBACK_PREFIX : CLFORGE_LOOKBACK_AGGREGATE, tile_count[d]);
   }
+  // The walks of a work-item's digits go back together, so that their loads of one
+  // predecessor's words are in flight at the same time rather than one walk after the other.
+  ulong prefix[CLFORGE_DIGITS_PER_ITEM];
+  bool walking[CLFORGE_DIGITS_PER_ITEM];
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    prefix[k] = 0;
+    walking[k] = tile > 0;
+  }
+  for (uint p = tile; p > 0; --p) {
+    global volatile const ulong* row = status + (ulong)(p - 1) * CLFORGE_RADIX;
+    ulong word[CLFORGE_DIGITS_PER_ITEM];
+    bool any = false;
+    for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k)
+      word[k] = walking[k] ? row[lid * CLFORGE_DIGITS_PER_ITEM + k] : 0;
+    for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+      if (!walking[k]) continue;
+      while ((uint)(word[k] >> CLFORGE_EPOCH_SHIFT) != epoch)
+        word[k] = row[lid * CLFORGE_DIGITS_PER_ITEM + k];
+      prefix[k] += word[k] & ((1ul << CLFORGE_COUNT_BITS) - 1ul);
+      walking[k] = ((word[k] >> CLFORGE_COUNT_BITS) & 3ul) != CLFORGE_LOOKBACK_PREFIX;
+      any = any || walking[k];
+    }
+    if (!any) break;
+  }
   for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
     const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
-    ulong prefix = 0;
-    for (uint p = tile; p > 0; --p) {
-      const ulong word = clforge_lookback_wait_word(&status[(ulong)(p - 1) * CLFORGE_RADIX + d],
-                                                    epoch, CLFORGE_EPOCH_SHIFT);
-      prefix += word & ((1ul << CLFORGE_COUNT_BITS) - 1ul);
-      if (((word >> CLFORGE_COUNT_BITS) & 3ul) == CLFORGE_LOOKBACK_PREFIX) break;
-    }
     if (tile > 0)
-      my_status[d] = CLFORGE_STATUS(epoch, CLFORGE_LOOKBACK_PREFIX, prefix + tile_count[d]);
+      my_status[d] = CLFORGE_STATUS(epoch, CLFORGE_LOOKBACK_PREFIX, prefix[k] + tile_count[d]);
     const ulong base = bases[bases_in_at + d];
-    digit_offset[d] = base + prefix - digit_start[d];
-    if (tile == tiles - 1) bases[bases_out_at + d] = base + prefix + tile_count[d];
+    digit_offset[d] = base + prefix[k] - digit_start[d];
+    if (tile == tiles - 1) bases[bases_out_at + d] = base + prefix[k] + tile_count[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // the matrix is read; the area now stages the sorted tile
 

@@ -160,7 +160,15 @@ TEST(tuning, sort_takes_its_policy_from_the_tuning) {
   cf::context ctx = cf::context::create_default();
   cf::queue q(ctx);
   const cf::sort_options automatic;
-  // Every table sorts on the chunked path by default.
+  // The GPU tables sort on onesweep, the CPU table on the chunked path.
+  for (const char* gpu_table : {"nvidia", "generic"}) {
+    SCOPED_TRACE(gpu_table);
+    cf::tuning::set(ctx, "table", gpu_table);
+    EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "onesweep");
+    EXPECT_EQ(cf::detail::sort_path_for(ctx, 16, automatic), "onesweep");
+    cf::tuning::reset(ctx);
+  }
+  cf::tuning::set(ctx, "table", "cpu");
   EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "chunked");
   cf::tuning::set(ctx, "sort", "path=onesweep,group=32,items=8,portion=4096");
   EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "onesweep");
@@ -179,6 +187,7 @@ TEST(tuning, sort_takes_its_policy_from_the_tuning) {
   chunked.algorithm = cf::sort_algorithm::chunked;
   EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, chunked), "chunked");
   cf::tuning::reset(ctx);
+  cf::tuning::set(ctx, "table", "cpu");
   EXPECT_EQ(cf::detail::sort_path_for(ctx, 0, automatic), "chunked");
   {
     env_guard env("sort:path=onesweep");
@@ -186,9 +195,9 @@ TEST(tuning, sort_takes_its_policy_from_the_tuning) {
   }
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "itemz=4"),
                        {"\"itemz=4\" is not a sort setting", "path (onesweep|chunked)",
-                        "items (8|16|24|32)", "chunks_per_cu (1|4|8|16)", "min_chunk"});
+                        "items (8|16|24|32|48|64)", "chunks_per_cu (1|4|8|16)", "min_chunk"});
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "items=12"),
-                       {"sort items takes 8|16|24|32, not \"12\""});
+                       {"sort items takes 8|16|24|32|48|64, not \"12\""});
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "path=bitonic"),
                        {"sort path takes onesweep|chunked"});
   {

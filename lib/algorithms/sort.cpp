@@ -29,7 +29,9 @@ constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile 
 std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size_t key_size,
                                  std::size_t value_size) {
   const std::size_t matrix = kRadix * (group + 1) * 2;
-  const std::size_t stage = group * items * (key_size + value_size);
+  const std::size_t tile = group * items;
+  // The sorted tile with its values, or the tile's keys as read in (one padding key per 32).
+  const std::size_t stage = std::max(tile * (key_size + value_size), (tile + tile / 32) * key_size);
   // The kernel's area is an array of ulong2 (16-byte aligned for 16-byte values).
   return (std::max(matrix, stage) + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
 }
@@ -152,14 +154,20 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
   }
 }
 
-void fit_onesweep_tile(const device_info& info, sort_plan& p) {
+// Fits the tile to the device. False where it cannot fit and `required` is false (the table
+// chose onesweep: the chunked path runs instead); an error where the caller asked for onesweep.
+bool fit_onesweep_tile(const device_info& info, sort_plan& p, bool required) {
   p.group = std::min<std::size_t>(p.policy.group, kRadix);
   p.items = p.policy.items;
+  const std::size_t value_size = p.value_size;
+  if (!required &&
+      (p.group > info.max_work_group_size ||
+       onesweep_local_bytes(p.group, 1, p.key.bits / 8, value_size) > info.local_mem_bytes))
+    return false;
   if (p.group > info.max_work_group_size)
     throw error(std::string(p.who) + ": onesweep needs work-groups of " + std::to_string(p.group) +
                 " work-items, " + info.name + " allows " +
                 std::to_string(info.max_work_group_size) + " (use sort_algorithm::chunked)");
-  const std::size_t value_size = p.value_size;
   while (onesweep_local_bytes(p.group, p.items, p.key.bits / 8, value_size) >
              info.local_mem_bytes &&
          p.items > 1)
@@ -169,6 +177,7 @@ void fit_onesweep_tile(const device_info& info, sort_plan& p) {
     throw error(std::string(p.who) + ": onesweep needs " + std::to_string(need) +
                 " bytes of local memory, " + info.name + " has " +
                 std::to_string(info.local_mem_bytes) + " (use sort_algorithm::chunked)");
+  return true;
 }
 
 struct buffers {
@@ -313,9 +322,11 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   if (n < 2) return {};
   p.policy = tuned_sort(ctx);
   p.path = choose_path(p.policy, options, p.value_size);
+  if (p.path == sort_path::onesweep &&
+      !fit_onesweep_tile(info, p, options.algorithm == sort_algorithm::onesweep))
+    p.path = sort_path::chunked;
   p.digit_bits = p.path == sort_path::onesweep ? kDigitBits : unsigned(p.policy.chunk_digit_bits);
   p.passes = (p.end_bit - p.begin_bit + p.digit_bits - 1) / p.digit_bits;
-  if (p.path == sort_path::onesweep) fit_onesweep_tile(info, p);
   const program prog = build_sort_program(ctx, p);
 
   sort_scratch_state temporaries;

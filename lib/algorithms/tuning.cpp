@@ -188,7 +188,7 @@ const std::vector<key<sort_policy>>& sort_keys() {
   static const std::vector<key<sort_policy>> keys = {
       choice("path", "onesweep|chunked", &sort_policy::path, kSortPaths),
       one_of("group", "32|64|128|256", &sort_policy::group, {32, 64, 128, 256}),
-      one_of("items", "8|16|24|32", &sort_policy::items, {8, 16, 24, 32}),
+      one_of("items", "8|16|24|32|48|64", &sort_policy::items, {8, 16, 24, 32, 48, 64}),
       one_of("portion", "4096|16384|32768", &sort_policy::portion, {4096, 16384, 32768}),
       one_of("hist_group", "64|256|1024", &sort_policy::hist_group, {64, 256, 1024}),
       one_of("hist_groups_per_cu", "1|4|16", &sort_policy::hist_groups_per_cu, {1, 4, 16}),

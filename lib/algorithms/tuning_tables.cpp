@@ -33,12 +33,11 @@ constexpr policy_table kNvidia{
     scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped_vector, false,
                 0, 1024, 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
-    // sort: chunked. Onesweep ran keys and 1- and 4-byte values right on an H100
-    // (2026-11-23) but is not measured against the chunked path there. It faulted there with
-    // 16-byte values; the staged values were then only 8-byte aligned in local memory (now 16,
-    // a likely cause not yet confirmed on that GPU), so onesweep takes values of at most 4
-    // bytes here until a run on an NVIDIA GPU shows the wider ones right.
-    sort_policy{sort_path::chunked, 64, 32, 32768, 256, 4, 4, 8, 16384},
+    // sort: onesweep, 2^28 uint32 keys on the H100 (2026-11-23, sort-tiles.md in its
+    // results): the chunked path 561 ms; onesweep tiles of 64 work-items x 16 / 32 / 48 / 64
+    // keys 46.7 / 24.8 / 19.7 / 16.7 ms (32 x 32: 78.0, 32 x 64: 34.5). test_sort passed there
+    // with 8- and 16-byte values on the onesweep path.
+    sort_policy{sort_path::onesweep, 64, 64, 32768, 256, 4, 16, 8, 16384},
 };
 
 // A deliberately plain GPU table: no vectorized forms, two-launch reductions, the look-back
@@ -52,8 +51,9 @@ constexpr policy_table kGeneric{
     scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped, true, 0, 1024,
                 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
-    // sort: chunked until onesweep has been measured on a GPU of this class.
-    sort_policy{sort_path::chunked, 64, 16, 32768, 256, 4, 16, 8, 16384},
+    // sort: onesweep (the chunked path runs one work-item per chunk, which leaves a GPU
+    // mostly idle); where its tile does not fit the device, the chunked path runs.
+    sort_policy{sort_path::onesweep, 64, 16, 32768, 256, 4, 16, 8, 16384},
 };
 
 // CPU devices (PoCL). Measured with `clforge-bench --quick` on PoCL (bench/results/pthread-*):
