@@ -138,7 +138,12 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
 #define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
 #define CLFORGE_DIGITS_PER_ITEM (CLFORGE_RADIX / CLFORGE_GROUP)
 #define CLFORGE_STRIDE (CLFORGE_GROUP + 1)  // a padded row of the rank matrix
-#define CLFORGE_MATRIX_BYTES (CLFORGE_RADIX * CLFORGE_STRIDE * 2)
+// A row of the rank matrix packs the 16-bit counts of digits 2r (low half) and 2r + 1 (high
+// half) in one uint, so clearing and scanning the matrix take half the local memory accesses.
+// The packed sums cannot carry from the low half: a tile holds at most 256 x 64 keys.
+#define CLFORGE_ROWS (CLFORGE_RADIX / 2)
+#define CLFORGE_ROWS_PER_ITEM (CLFORGE_ROWS > CLFORGE_GROUP ? CLFORGE_ROWS / CLFORGE_GROUP : 1)
+#define CLFORGE_MATRIX_BYTES (CLFORGE_ROWS * CLFORGE_STRIDE * 4)
 #if CLFORGE_HAS_VALUES
 #define CLFORGE_STAGE_BYTES (CLFORGE_TILE * (CLFORGE_KEY_SIZE + CLFORGE_VALUE_SIZE))
 #else
@@ -160,9 +165,9 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
 // (and values) in digit order, so consecutive work-items write consecutive addresses.
 //
 // Ranking: every work-item holds ITEMS consecutive keys and counts their digits in its own
-// column of a RADIX x GROUP matrix of ushort; an exclusive scan of the matrix in (digit,
-// work-item) order gives, for each key, the keys of smaller digits plus the keys of its digit
-// in earlier work-items. Adding the key's count within its work-item makes the rank stable.
+// column of a RADIX x GROUP matrix of 16-bit counts (two digits per uint); an exclusive scan
+// of the matrix in (digit, work-item) order gives, for each key, the keys of smaller digits
+// plus the keys of its digit in earlier work-items. Adding the key's count within its work-item makes the rank stable.
 //
 // Portions: the tile counter and statuses cover one portion; bases[bases_in_at + d] is where
 // the portion's keys of digit d start, and the portion's last tile writes the next portion's
@@ -188,7 +193,7 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   local ulong digit_offset[CLFORGE_RADIX];         // output position of tile position 0 of d
   local uint partial[2 * CLFORGE_GROUP];           // the group scan's two buffers
   local uint tile_slot;
-  local ushort* matrix = (local ushort*)area;
+  local uint* matrix = (local uint*)area;
   local CLFORGE_KEY_T* stage_keys = (local CLFORGE_KEY_T*)area;
 #if CLFORGE_HAS_VALUES
   local CLFORGE_VALUE_T* stage_values =
@@ -214,46 +219,54 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
     if (mine + j < valid) key[j] = stage_keys[CLFORGE_PADDED(mine + j)];
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint d = 0; d < CLFORGE_RADIX; ++d) matrix[d * CLFORGE_STRIDE + lid] = 0;
+  for (uint r = 0; r < CLFORGE_ROWS; ++r) matrix[r * CLFORGE_STRIDE + lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 
   uint rank[CLFORGE_ITEMS];  // digits are recomputed where needed: fewer registers
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     if (mine + j < valid) {
-      const uint slot = clforge_digit(key[j], descending, shift, mask) * CLFORGE_STRIDE + lid;
-      rank[j] = matrix[slot];
-      matrix[slot] = (ushort)(rank[j] + 1);
+      const uint d = clforge_digit(key[j], descending, shift, mask);
+      const uint slot = (d >> 1) * CLFORGE_STRIDE + lid, low_bit = (d & 1u) * 16u;
+      const uint before = matrix[slot];
+      rank[j] = (before >> low_bit) & 0xffffu;
+      matrix[slot] = before + (1u << low_bit);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Each work-item scans the rows of its digits over the work-items.
+  // Each work-item scans its rows (consecutive digits) over the work-items, both halves at once.
   uint my_sum = 0;
-  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
-    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+  for (uint k = 0; k < CLFORGE_ROWS_PER_ITEM; ++k) {
+    const uint r = lid * CLFORGE_ROWS_PER_ITEM + k;
+    if (r >= CLFORGE_ROWS) break;
     uint s = 0;
     for (uint t = 0; t < CLFORGE_GROUP; ++t) {
-      const uint c = matrix[d * CLFORGE_STRIDE + t];
-      matrix[d * CLFORGE_STRIDE + t] = (ushort)s;
+      const uint c = matrix[r * CLFORGE_STRIDE + t];
+      matrix[r * CLFORGE_STRIDE + t] = s;
       s += c;
     }
-    tile_count[d] = s;
-    my_sum += s;
+    tile_count[2 * r] = s & 0xffffu;
+    tile_count[2 * r + 1] = s >> 16;
+    my_sum += (s & 0xffffu) + (s >> 16);
   }
   // Exclusive scan of the work-items' digit sums: where each work-item's first digit starts.
   uint from;
   CLFORGE_GROUP_SCAN(uint, CLFORGE_ADD, CLFORGE_GROUP, partial, lid, my_sum, from);  // common.cl
   uint running = partial[from + lid] - my_sum;
-  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
-    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
-    digit_start[d] = running;
-    running += tile_count[d];
+  for (uint k = 0; k < CLFORGE_ROWS_PER_ITEM; ++k) {
+    const uint r = lid * CLFORGE_ROWS_PER_ITEM + k;
+    if (r >= CLFORGE_ROWS) break;
+    digit_start[2 * r] = running;
+    running += tile_count[2 * r];
+    digit_start[2 * r + 1] = running;
+    running += tile_count[2 * r + 1];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     if (mine + j < valid) {
       const uint d = clforge_digit(key[j], descending, shift, mask);
-      rank[j] += digit_start[d] + matrix[d * CLFORGE_STRIDE + lid];
+      rank[j] += digit_start[d] +
+                 ((matrix[(d >> 1) * CLFORGE_STRIDE + lid] >> ((d & 1u) * 16u)) & 0xffffu);
     }
   }
 

@@ -73,8 +73,8 @@ struct sort_policy {
   sort_path path = sort_path::chunked;
   // onesweep: work-items per tile (the rank matrix takes 256 x (group + 1) x 2 bytes of local
   // memory) and keys per work-item (halved at run time until the tile fits local memory; a
-  // tile holds at most 65535 keys: ushort ranks); tiles per launch (bounds the tile states,
-  // 256 x 8 bytes per tile); the up-front digit count's group and groups per compute unit.
+  // tile holds at most 256 x 64 keys, within its 16-bit counts); tiles per launch (bounds the tile
+  // states, 256 x 8 bytes per tile); the up-front digit count's group and groups per compute unit.
   std::size_t group = 64;
   std::size_t items = 16;
   std::size_t portion = 32768;
