@@ -196,7 +196,6 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   local uint* matrix = (local uint*)area;
   local CLFORGE_KEY_T* stage_keys = (local CLFORGE_KEY_T*)area;
 #if CLFORGE_HAS_VALUES
-  local ushort rank_of[CLFORGE_PADDED(CLFORGE_TILE)];  // where the key at each position goes
   local CLFORGE_VALUE_T* stage_values =
       (local CLFORGE_VALUE_T*)((local uchar*)area + CLFORGE_TILE * CLFORGE_KEY_SIZE);
 #endif
@@ -316,15 +315,8 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
     if (mine + j < valid) stage_keys[rank[j]] = key[j];
 #if CLFORGE_HAS_VALUES
-  // The values are read in consecutive (coalesced) order too: each work-item leaves its keys'
-  // ranks in local memory, then moves the values at consecutive positions to their ranks.
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
-    if (mine + j < valid) rank_of[CLFORGE_PADDED(mine + j)] = (ushort)rank[j];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
-    const uint k = j * CLFORGE_GROUP + lid;
-    if (k < valid) stage_values[rank_of[CLFORGE_PADDED(k)]] = values_in[first + k];
-  }
+    if (mine + j < valid) stage_values[rank[j]] = values_in[first + mine + j];
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = lid; k < valid; k += CLFORGE_GROUP) {

@@ -28,15 +28,12 @@ constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile 
 
 std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size_t key_size,
                                  std::size_t value_size) {
-  const std::size_t matrix = kRadix / 2 * (group + 1) * 4;  // two digits' counts per uint
+  const std::size_t matrix = kRadix * (group + 1) * 2;
   const std::size_t tile = group * items;
   // The sorted tile with its values, or the tile's keys as read in (one padding key per 32).
   const std::size_t stage = std::max(tile * (key_size + value_size), (tile + tile / 32) * key_size);
-  // With values, each key's rank is kept in local memory (ushort, one padding slot per 32).
-  const std::size_t ranks = value_size ? (tile + tile / 32) * 2 : 0;
   // The kernel's area is an array of ulong2 (16-byte aligned for 16-byte values).
-  return (std::max(matrix, stage) + 15) / 16 * 16 + ranks + kRadix * (4 + 4 + 8) + 2 * group * 4 +
-         16;
+  return (std::max(matrix, stage) + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
 }
 
 std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
