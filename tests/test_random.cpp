@@ -95,7 +95,8 @@ TEST(Random, PhiloxKnownAnswersOnHostAndDevice) {
 TEST(Random, UniformMatchesTheDocumentedStreamAtEveryOffset) {
   const std::uint64_t seed = 0x0123456789abcdefull;
   for (std::size_t n : {0, 1, 2, 3, 5, 1023, 1024, 1025, 4097}) {
-    for (std::uint64_t offset : {0ull, 1ull, 3ull, 1ull << 33}) {
+    // (2^34 - 2801) / 4: blocks whose counter's low word wraps within one launch.
+    for (std::uint64_t offset : {0ull, 1ull, 3ull, 1ull << 33, (1ull << 34) - 2801}) {
       cf::array<float> x(q(), n);
       cf::random::uniform(q(), x, seed, -2.0f, 3.0f, offset);
       auto h = x.to_host(q());

@@ -72,33 +72,59 @@ using same_t = typename same_type<T>::type;
 // (fma(1, u, 0) is u and u is below nextafter(1, 0)) without that arithmetic.
 enum class distribution { bits, uniform, normal, unit_uniform };
 
-/// The operation of the generator kernel for element type T (see the top of this file): whole
-/// blocks, or (edges) the partial blocks at the ends of the range.
+/// The elementwise operation that makes the partial blocks at the ends of a range (see the top
+/// of this file).
 CLFORGE_API std::string generator_operation(const std::string& type, bool is_floating,
-                                            std::size_t size, distribution d, bool edges);
+                                            std::size_t size, distribution d);
+/// The kernels clforge_random_blocks (one vector store per work-item, for arrays whose first
+/// element starts a block) and clforge_random_blocks_unaligned: one work-item per whole block.
+CLFORGE_API std::string block_kernel_source(const std::string& type, const std::string& param_type,
+                                            bool is_floating, std::size_t size, distribution d);
+/// The work-group size of the whole-block launches (the device's elementwise policy).
+CLFORGE_API std::size_t block_group_size(const queue& q, const kernel& k);
 [[noreturn]] CLFORGE_API void throw_random_error(const std::string& what);
 CLFORGE_API void order_point(const queue& q);
 
 template <class T, class P>
-const elementwise_kernel& generator(const queue& q, distribution d, bool edges) {
-  const std::string key = std::string("random|") + std::to_string(static_cast<int>(d)) + "|" +
-                          type_name<T>() + (edges ? "|edges" : "");
-  return clforge::detail::cached_kernel<elementwise_kernel>(q.ctx(), key, [&](const context& ctx) {
-    clforge::detail::expression_source s;
-    s.uses<T>();
-    kernel_options options;
-    options.name = edges ? "clforge_random_edges" : "clforge_random";
-    options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
-    options.check_array_lengths = false;  // the blocks cover the array exactly
-    const std::string p = type_name<P>();
-    return elementwise_kernel(
-        ctx,
-        "global " + type_name<T>() +
-            "* a, ulong first, ulong end, ulong block0, ulong block1, uint k0, uint k1, " + p +
-            " p0, " + p + " p1",
-        generator_operation(type_name<T>(), std::is_floating_point_v<T>, sizeof(T), d, edges),
-        options);
-  });
+std::string generator_key(distribution d, const char* part) {
+  return std::string("random|") + std::to_string(static_cast<int>(d)) + "|" + type_name<T>() + "|" +
+         type_name<P>() + "|" + part;
+}
+
+// The partial blocks at the ends of a range.
+template <class T, class P>
+const elementwise_kernel& edge_generator(const queue& q, distribution d) {
+  return clforge::detail::cached_kernel<elementwise_kernel>(
+      q.ctx(), generator_key<T, P>(d, "edges"), [&](const context& ctx) {
+        clforge::detail::expression_source s;
+        s.uses<T>();
+        kernel_options options;
+        options.name = "clforge_random_edges";
+        options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
+        options.check_array_lengths = false;  // the blocks cover the array exactly
+        const std::string p = type_name<P>();
+        return elementwise_kernel(
+            ctx,
+            "global " + type_name<T>() +
+                "* a, ulong first, ulong end, ulong block0, ulong block1, uint k0, uint k1, " + p +
+                " p0, " + p + " p1",
+            generator_operation(type_name<T>(), std::is_floating_point_v<T>, sizeof(T), d),
+            options);
+      });
+}
+
+// The whole blocks.
+template <class T, class P>
+const program& block_generator(const queue& q, distribution d) {
+  return clforge::detail::cached_kernel<program>(
+      q.ctx(), generator_key<T, P>(d, "blocks"), [&](const context& ctx) {
+        clforge::detail::expression_source s;
+        s.uses<T>();
+        s.uses<P>();
+        return ctx.build(clforge::detail::expression_preamble(ctx, s) + philox_header() +
+                         block_kernel_source(type_name<T>(), type_name<P>(),
+                                             std::is_floating_point_v<T>, sizeof(T), d));
+      });
 }
 
 template <class T, class P>
@@ -122,14 +148,29 @@ event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std:
     edge[edges++] = (end - 1) / per_block;
   const cl_uint k0 = static_cast<cl_uint>(seed), k1 = static_cast<cl_uint>(seed >> 32);
   event last;
-  if (edges > 0) {
-    last = generator<T, P>(q, d, true)(q, clforge::range(static_cast<std::int64_t>(edges)), a,
-                                       first, end, edge[0], edge[edges - 1], k0, k1, p0, p1);
-    if (full1 > full0) order_point(q);  // the returned event then covers both launches
+  if (edges > 0)
+    last = edge_generator<T, P>(q, d)(q, clforge::range(static_cast<std::int64_t>(edges)), a, first,
+                                      end, edge[0], edge[edges - 1], k0, k1, p0, p1);
+  if (full1 == full0) return last;
+  // Whole groups of blocks, then the rest as one smaller group; launches of fewer than 2^31
+  // blocks keep the kernel's 32-bit counter arithmetic exact.
+  // The vector store needs the array's element `full0 * per_block - first` (the first of the
+  // whole blocks) at a multiple of per_block elements: true where `first` is.
+  const kernel k = block_generator<T, P>(q, d).kernel(
+      first % per_block == 0 ? "clforge_random_blocks" : "clforge_random_blocks_unaligned");
+  const std::uint64_t group = block_group_size(q, k);
+  for (std::uint64_t block = full0; block < full1;) {
+    const std::uint64_t left = std::min<std::uint64_t>(full1 - block, std::uint64_t{1} << 31);
+    const std::uint64_t whole = left / group * group;
+    for (const std::uint64_t count : {whole, left - whole}) {
+      if (count == 0) continue;
+      if (last) order_point(q);  // the returned event then covers every launch
+      last = q.launch(k, ndrange(count).with_local(count == whole ? group : count), a,
+                      cl_ulong(block * per_block - first), cl_uint(block), cl_uint(block >> 32), k0,
+                      k1, p0, p1);
+      block += count;
+    }
   }
-  if (full1 > full0)
-    last = generator<T, P>(q, d, false)(q, clforge::range(static_cast<std::int64_t>(full1 - full0)),
-                                        a, first, end, full0, full0, k0, k1, p0, p1);
   return last;
 }
 }  // namespace detail

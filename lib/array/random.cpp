@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The generator kernels of clforge::random (see clforge/random.hpp for the mapping from Philox
 // words to values; tests/test_random.cpp checks it against a host loop).
+#include <algorithm>
 #include <string>
 
 #include "clforge/random.hpp"
+
+#include "../algorithms/tuning.hpp"
 
 namespace clforge::random::detail {
 
@@ -17,8 +20,10 @@ void detail_check_barrier(cl_int code) {
 }
 }  // namespace
 
-std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
-                                distribution d, bool edges) {
+namespace {
+// `T v0 .. v{per_block-1}` from the words r.x r.y r.z r.w of one Philox block.
+std::string block_values(const std::string& type, bool is_floating, std::size_t size,
+                         distribution d) {
   const bool wide = size == 8;
   const int per_block = wide ? 2 : 4;
   std::string values;  // T v0 .. v{per_block-1} from the words r.x r.y r.z r.w
@@ -77,23 +82,60 @@ std::string generator_operation(const std::string& type, bool is_floating, std::
       values += "  const " + type + " v" + std::to_string(k) + " = (" + type + ")" + bits + ";\n";
     }
   }
-  // edges: block `edge0` (i = 0) or `edge1` (i = 1), elements outside [first, end) skipped.
-  // Otherwise whole blocks block0 + i, stored without guards (what a vectorizer wants).
+  return values;
+}
+}  // namespace
+
+std::string generator_operation(const std::string& type, bool is_floating, std::size_t size,
+                                distribution d) {
+  const int per_block = size == 8 ? 2 : 4;
+  // Block `block0` (i = 0) or `block1` (i = 1), elements outside [first, end) skipped.
   std::string op =
-      std::string(edges ? "  const ulong b = i == 0 ? block0 : block1;\n"
-                        : "  const ulong b = block0 + i;\n") +
+      "  const ulong b = i == 0 ? block0 : block1;\n"
       "  const uint4 r = clforge_philox4x32((uint4)((uint)b, (uint)(b >> 32), 0u, 0u), "
       "(uint2)(k0, k1));\n" +
-      values + "  const ulong j = b * " + std::to_string(per_block) + ";\n";
+      block_values(type, is_floating, size, d) + "  const ulong j = b * " +
+      std::to_string(per_block) + ";\n";
   for (int k = 0; k < per_block; ++k) {
     const std::string jk = "j + " + std::to_string(k);
-    if (edges)
-      op += "  if (" + jk + " >= first && " + jk + " < end) a[" + jk + " - first] = v" +
-            std::to_string(k) + ";\n";
-    else
-      op += "  a[" + jk + " - first] = v" + std::to_string(k) + ";\n";
+    op += "  if (" + jk + " >= first && " + jk + " < end) a[" + jk + " - first] = v" +
+          std::to_string(k) + ";\n";
   }
   return op;
+}
+
+std::string block_kernel_source(const std::string& type, const std::string& param_type,
+                                bool is_floating, std::size_t size, distribution d) {
+  const int per_block = size == 8 ? 2 : 4;
+  const std::string vector = type + std::to_string(per_block);
+  const std::string stored = size == 8 ? "v0, v1" : "v0, v1, v2, v3";
+  // Work-item i makes block (hi0:lo0) + i: the low counter word wraps in 32-bit arithmetic and
+  // carries into the high one (exact for fewer than 2^32 work-items per launch). No bounds
+  // check: the launches cover whole groups. Where the blocks start at a multiple of the vector
+  // size in the array, one aligned vector store (what GPUs coalesce and CPU vectorizers turn
+  // into wide stores; vstoreN and scalar stores vectorized worse on PoCL); elsewhere, scalar
+  // stores.
+  auto kernel_text = [&](const std::string& name, const std::string& store) {
+    return "kernel void " + name + "(global " + type + "* a, ulong start, uint lo0, uint hi0, " +
+           "uint k0, uint k1, " + param_type + " p0, " + param_type + " p1) {\n" +
+           "  const uint i = get_global_id(0);\n"
+           "  const uint lo = lo0 + i;\n"
+           "  const uint hi = hi0 + (lo < lo0 ? 1u : 0u);\n"
+           "  const uint4 r = clforge_philox4x32((uint4)(lo, hi, 0u, 0u), (uint2)(k0, k1));\n" +
+           block_values(type, is_floating, size, d) + store + "}\n";
+  };
+  std::string scalar_stores;
+  for (int k = 0; k < per_block; ++k)
+    scalar_stores += "  a[start + (ulong)i * " + std::to_string(per_block) + " + " +
+                     std::to_string(k) + "] = v" + std::to_string(k) + ";\n";
+  return kernel_text("clforge_random_blocks", "  ((global " + vector + "*)(a + start))[i] = (" +
+                                                  vector + ")(" + stored + ");\n") +
+         kernel_text("clforge_random_blocks_unaligned", scalar_stores);
+}
+
+std::size_t block_group_size(const queue& q, const kernel& k) {
+  const std::size_t wanted = clforge::detail::tuned_elementwise(q.ctx()).group;
+  return std::max<std::size_t>(1, std::min(wanted, k.work_group_size()));
 }
 
 void order_point(const queue& q) {
