@@ -108,13 +108,23 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   st->groups = value(policy.groups) * std::max<std::size_t>(1, info.compute_units);
   st->privatised =
       bins <= value(policy.max_local_bins) && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
+  // GPUs: up to 8 copies of the counts where they fit half the local memory (fewer atomics on
+  // one address), 8 indices per work-item and round (more loads in flight).
+  std::size_t copies = 1, unroll = 1;
+  if (st->group > 1) {
+    unroll = 8;
+    while (st->privatised && copies < 8 &&
+           2 * copies * bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes / 2)
+      copies *= 2;
+  }
 
   const std::string& pragma = header.fp64_pragma;
   const std::string list = parameter_list(st->params);
   const std::string source =
       "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
       std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
-      "\n" + pragma + "\n" + options.preamble + "\n" +
+      "\n#define CLFORGE_COPIES " + std::to_string(copies) + "\n#define CLFORGE_UNROLL " +
+      std::to_string(unroll) + "\n" + pragma + "\n" + options.preamble + "\n" +
       render_kernel("histogram", {{"name", st->name},
                                   {"user_parameters", list.empty() ? "" : list + ", "},
                                   {"bin_expr", bin_expr}});
