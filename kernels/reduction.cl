@@ -198,10 +198,11 @@ void $strided_name(const ulong clforge_first, const ulong clforge_step, const ul
 }
 
 #if CLFORGE_VEC > 1
-// ---- stage 1 with vector loads: the map is the plain load $vec_param[i] ------------------------
+// ---- stage 1 with vector loads: the map reads its arrays only at index i ---------------------
 // $vec_name runs when the range has step 1 and starts at a multiple of CLFORGE_VEC: group g reads
-// its chunk (a multiple of CLFORGE_LOCAL * CLFORGE_UNROLL * CLFORGE_VEC elements) as
-// clforge_vector_t values, CLFORGE_UNROLL independent coalesced loads in flight per work-item.
+// its chunk (a multiple of CLFORGE_LOCAL * CLFORGE_UNROLL * CLFORGE_VEC elements) as vectors,
+// CLFORGE_UNROLL independent coalesced loads of each array in flight per work-item.
+$vec_map
 static inline void clforge_accumulate_vector(clforge_t* s, clforge_t* c, const clforge_vector_t v)
 {
 #if CLFORGE_COMPENSATED
@@ -213,17 +214,19 @@ static inline void clforge_accumulate_vector(clforge_t* s, clforge_t* c, const c
 #endif
 }
 
-// CLFORGE_UNROLL vectors CLFORGE_LOCAL apart from `from`: all loads first (in flight at once),
-// then the additions.
-static inline void clforge_accumulate_round(clforge_t* s, clforge_t* c, global const clforge_vector_t* from)
+// CLFORGE_UNROLL vectors CLFORGE_LOCAL apart from vector `from`: all loads first (in flight at
+// once), then the additions.
+static inline void clforge_accumulate_round(clforge_t* clforge_s, clforge_t* clforge_c, const ulong clforge_from,
+                                            const ulong clforge_base, const long $count_name$comma_parameters)
 {
   clforge_vector_t clforge_v[CLFORGE_UNROLL];
 #pragma unroll
   for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-    clforge_v[clforge_u] = from[clforge_u * CLFORGE_LOCAL];
+    clforge_v[clforge_u] = clforge_map_vector(clforge_from + clforge_u * CLFORGE_LOCAL,
+                                              clforge_base, $count_name$comma_arguments);
 #pragma unroll
   for (uint clforge_u = 0; clforge_u < CLFORGE_UNROLL; ++clforge_u)
-    clforge_accumulate_vector(s, c, clforge_v[clforge_u]);
+    clforge_accumulate_vector(clforge_s, clforge_c, clforge_v[clforge_u]);
 }
 
 kernel __attribute__((reqd_work_group_size(CLFORGE_LOCAL, 1, 1)))
@@ -238,40 +241,42 @@ void $vec_name(const ulong clforge_first, const ulong clforge_count, const ulong
   // grid=1: blocks of CLFORGE_LOCAL * CLFORGE_UNROLL vectors; group g takes blocks g, g + groups,
   // ... (clforge_chunk is unused), then the vectors after the last whole block and the last
   // elements, fewer than CLFORGE_VEC, go round the work-items of all groups.
-  global const clforge_vector_t* clforge_vectors = (global const clforge_vector_t*)($vec_param + clforge_first);
   const ulong clforge_groups = get_num_groups(0);
   const ulong clforge_nv = clforge_count / CLFORGE_VEC;
   const ulong clforge_block = CLFORGE_LOCAL * CLFORGE_UNROLL;
   const ulong clforge_blocks = clforge_nv / clforge_block;
   for (ulong clforge_b = clforge_group; clforge_b < clforge_blocks; clforge_b += clforge_groups) {
     const ulong clforge_k = clforge_b * clforge_block + clforge_lid;
-    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_vectors + clforge_k);
+    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_k, clforge_first, clforge_count$comma_arguments);
   }
   const ulong clforge_gid = clforge_group * CLFORGE_LOCAL + clforge_lid;
   for (ulong clforge_k = clforge_blocks * clforge_block + clforge_gid; clforge_k < clforge_nv;
        clforge_k += clforge_groups * CLFORGE_LOCAL)
-    clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_vectors[clforge_k]);
+    clforge_accumulate_vector(&clforge_s, &clforge_c,
+                              clforge_map_vector(clforge_k, clforge_first, clforge_count$comma_arguments));
   for (ulong clforge_t = clforge_nv * CLFORGE_VEC + clforge_gid; clforge_t < clforge_count;
        clforge_t += clforge_groups * CLFORGE_LOCAL)
-    clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
+    clforge_accumulate(&clforge_s, &clforge_c,
+                       clforge_map(clforge_first + clforge_t, clforge_count$comma_arguments));
 #else
   const ulong clforge_begin = clforge_group * clforge_chunk;
   const ulong clforge_end = min(clforge_begin + clforge_chunk, clforge_count);
-  global const clforge_vector_t* clforge_vectors =
-      (global const clforge_vector_t*)($vec_param + clforge_first + clforge_begin);
+  const ulong clforge_base = clforge_first + clforge_begin;
   const ulong clforge_nv = (clforge_end - clforge_begin) / CLFORGE_VEC;
   const ulong clforge_round = CLFORGE_LOCAL * CLFORGE_UNROLL;
   const ulong clforge_full = clforge_nv / clforge_round * clforge_round;
   ulong clforge_k = clforge_lid;
   for (; clforge_k < clforge_full; clforge_k += clforge_round) {
-    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_vectors + clforge_k);
+    clforge_accumulate_round(&clforge_s, &clforge_c, clforge_k, clforge_base, clforge_count$comma_arguments);
   }
   for (; clforge_k < clforge_nv; clforge_k += CLFORGE_LOCAL)
-    clforge_accumulate_vector(&clforge_s, &clforge_c, clforge_vectors[clforge_k]);
+    clforge_accumulate_vector(&clforge_s, &clforge_c,
+                              clforge_map_vector(clforge_k, clforge_base, clforge_count$comma_arguments));
   // the last elements, fewer than CLFORGE_VEC (last group only)
   for (ulong clforge_t = clforge_begin + clforge_nv * CLFORGE_VEC + clforge_lid;
        clforge_t < clforge_end; clforge_t += CLFORGE_LOCAL)
-    clforge_accumulate(&clforge_s, &clforge_c, $vec_param[clforge_first + clforge_t]);
+    clforge_accumulate(&clforge_s, &clforge_c,
+                       clforge_map(clforge_first + clforge_t, clforge_count$comma_arguments));
 #endif
   const clforge_t clforge_group_value =
       clforge_group_reduce(clforge_scratch, clforge_total(clforge_s, clforge_c));

@@ -160,6 +160,45 @@ TEST(reduction, vector_loads_for_a_plain_load_map) {
   }
 }
 
+TEST(reduction, vector_loads_for_maps_that_read_several_arrays_at_i) {
+  // gpu,vec=W: a map that reads every array only at index i (of any scalar type, with i, n and
+  // scalars beside) takes the vector kernel, evaluated lane by lane; exact integer results.
+  cf::reduction_kernel<cl_long> mixed(
+      ctx(), "global const int* x, global const short* y, long k", "(long)x[i] * y[i] + k * i - n",
+      "a + b", "0", with_shape("vmixed", cf::kernel_shape::parse("gpu,local=64,vec=4,grid=1")));
+  cf::reduction_kernel<cl_long> chunks(
+      ctx(), "global const int* x, global const short* y, long k", "(long)x[i] * y[i] + k * i - n",
+      "a + b", "0", with_shape("vchunks", cf::kernel_shape::parse("gpu,local=64,unroll=2,vec=8")));
+  // x[i + 1] is another index: the scalar kernel runs (still right).
+  cf::reduction_kernel<cl_long> shifted(ctx(), "global const int* x, global const short* y",
+                                        "(long)x[i] * y[i] - x[i + 1]", "a + b", "0",
+                                        with_shape("vshift", cf::kernel_shape::parse("gpu,vec=4")));
+  EXPECT_NE(mixed.source().find("#define CLFORGE_VEC 4 "), std::string::npos);
+  EXPECT_NE(chunks.source().find("#define CLFORGE_VEC 8 "), std::string::npos);
+  EXPECT_NE(shifted.source().find("#define CLFORGE_VEC 1 "), std::string::npos);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(4),
+                        std::size_t(5), std::size_t(7), std::size_t(8), std::size_t(9),
+                        std::size_t(4095), std::size_t(4097), std::size_t(65539)}) {
+    auto hx = random_vector<cl_int>(n + 1, 31);
+    auto hy = random_vector<cl_short>(n + 1, 32);
+    auto x = cf::array<cl_int>::from_host(q(), hx);
+    auto y = cf::array<cl_short>::from_host(q(), hy);
+    const cl_long k = 7;
+    for (std::size_t start : {std::size_t(0), std::size_t(1), std::size_t(4)}) {
+      if (start > n) continue;
+      cl_long want = 0, want_shifted = 0;
+      for (std::size_t i = start; i < n; ++i) {
+        want += cl_long(hx[i]) * hy[i] + k * cl_long(i) - cl_long(n - start);  // n: the count
+        want_shifted += cl_long(hx[i]) * hy[i] - hx[i + 1];
+      }
+      const auto r = cf::range(start, n);
+      EXPECT_EQ(mixed(q(), r, x, y, k), want) << "n=" << n << " start " << start;
+      EXPECT_EQ(chunks(q(), r, x, y, k), want) << "n=" << n << " start " << start;
+      EXPECT_EQ(shifted(q(), r, x, y), want_shifted) << "n=" << n << " start " << start;
+    }
+  }
+}
+
 TEST(reduction, builtins_sum_and_minmax_for_every_scalar_type) {
   auto check = [](auto tag) {
     using T = decltype(tag);

@@ -75,6 +75,33 @@ std::string without_spaces(const std::string& s) {
 }
 
 // clforge_reduce over the components of a vector v of `width` values, as a pairwise tree.
+// clforge_map_vector(k, base, n, ...): the map at the vec indices from base + k * vec, each
+// array read as one aligned vector and the map evaluated lane by lane (the same scalar code as
+// clforge_map, so the results are those of the scalar kernels).
+std::string vector_map_function(const lane_rewrite& lanes, const std::string& type, unsigned vec,
+                                const std::vector<parameter>& params) {
+  static const char* digits = "0123456789abcdef";
+  const std::string width = std::to_string(vec);
+  std::string f =
+      "static inline clforge_vector_t clforge_map_vector(const ulong clforge_vk, "
+      "const ulong clforge_base, const long " +
+      count_name(params) + comma_parameters(params) + ")\n{\n";
+  for (const parameter& a : lanes.arrays)
+    f += "  const " + a.type + width + " clforge_vector_" + a.name + " = ((global const " + a.type +
+         width + "*)(" + a.name + " + clforge_base))[clforge_vk];\n";
+  f += "  clforge_vector_t clforge_r;\n";
+  for (unsigned j = 0; j < vec; ++j) {
+    const std::string lane = std::string(".s") + digits[j];
+    f += "  {\n    const long i = (long)(clforge_base + clforge_vk * " + width + " + " +
+         std::to_string(j) + ");\n";
+    for (const parameter& a : lanes.arrays)
+      f += "    const " + a.type + " clforge_lane_" + a.name + " = clforge_vector_" + a.name +
+           lane + ";\n";
+    f += "    clforge_r" + lane + " = (" + type + ")(" + lanes.text + ");\n  }\n";
+  }
+  return f + "  return clforge_r;\n}\n";
+}
+
 std::string vector_reduce_expression(unsigned width) {
   static const char* digits = "0123456789abcdef";
   std::vector<std::string> terms;
@@ -114,14 +141,16 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
   }
 
   const device_info& info = ctx.info();
-  // The tuned shape (tuning_tables.cpp); vector loads (gpu, a map that is a plain load x[i] of
-  // an array of T) of vec elements, grid applying to the vector kernel only.
+  // The tuned shape (tuning_tables.cpp); vector loads (gpu, a map that reads its arrays only
+  // at index i, such as x[i] or x[i] * y[i]) of vec elements, grid applying to the vector
+  // kernel only.
   shape_ = reduction_shape(ctx, options.shape, d.type_size);
   const bool gpu = shape_.which == kernel_shape::kind::gpu;
-  const std::string vec_param =
-      gpu && shape_.vec > 1 ? plain_array(header_.params, d.map, d.type_name) : std::string();
-  if (vec_param.empty()) shape_.vec = shape_.grid = 0;
-  vec_ = vec_param.empty() ? 1 : shape_.vec;
+  const lane_rewrite lanes = gpu && shape_.vec > 1 && scalar_type_index(d.type_name) >= 0
+                                 ? read_by_lanes(header_.params, d.map, "clforge_lane_")
+                                 : lane_rewrite{};
+  if (lanes.arrays.empty()) shape_.vec = shape_.grid = 0;
+  vec_ = lanes.arrays.empty() ? 1 : shape_.vec;
   if (!gpu) shape_.single = shape_.grid = 0;
   single_ = shape_.single != 0;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
@@ -159,7 +188,8 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
                                             d.type_name + "* clforge_result"
                                       : ""},
         {"vec_type", vec_ > 1 ? d.type_name + std::to_string(vec_) : d.type_name},
-        {"vec_param", vec_ > 1 ? vec_param : "0"},
+        {"vec_map",
+         vec_ > 1 ? vector_map_function(lanes, d.type_name, vec_, header_.params) : std::string()},
         {"vec_reduce", vector_reduce_expression(vec_)},
         {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
         {"count_name", count_name(header_.params)},

@@ -69,6 +69,40 @@ std::string plain_array(const std::vector<parameter>& params, std::string_view t
   return "";
 }
 
+lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_view text,
+                           const std::string& lane_prefix) {
+  const auto t = snippet_tokens(text);
+  lane_rewrite out;
+  std::size_t copied = 0;  // text before this offset is in out.text
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const auto p = std::find_if(params.begin(), params.end(),
+                                [&](const parameter& q) { return q.is_pointer && q.name == t[k]; });
+    if (p == params.end()) continue;
+    const bool read_at_i =
+        p->address_space == "global" && p->kind != scalar_kind::other && indexed_at(t, k) &&
+        !(k >= 2 && t[k - 1] == t[k - 2] && (t[k - 1] == "+" || t[k - 1] == "-"));
+    const std::string_view after = k + 4 < t.size() ? t[k + 4] : std::string_view();
+    const std::string_view after2 = k + 5 < t.size() ? t[k + 5] : std::string_view();
+    const bool written =
+        (after == "=" && after2 != "=") || ((after == "+" || after == "-") && after2 == after) ||
+        (after.size() == 1 && std::string_view("+-*/%&|^").find(after) != std::string_view::npos &&
+         after2 == "=");
+    if (!read_at_i || written) return {};
+    const std::size_t from = std::size_t(t[k].data() - text.data());
+    const std::size_t to = std::size_t(t[k + 3].data() - text.data()) + 1;
+    out.text.append(text.substr(copied, from - copied));
+    out.text += lane_prefix + p->name;
+    copied = to;
+    if (std::none_of(out.arrays.begin(), out.arrays.end(),
+                     [&](const parameter& q) { return q.name == p->name; }))
+      out.arrays.push_back(*p);
+    k += 3;
+  }
+  if (out.arrays.empty()) return {};
+  out.text.append(text.substr(copied));
+  return out;
+}
+
 bool uses_name(std::string_view text, std::string_view name) {
   for (std::string_view token : snippet_tokens(text))
     if (token == name) return true;

@@ -74,6 +74,17 @@ bool indexes_with_i(std::string_view text, std::string_view name);
 /// The array NAME when `text` is a plain load "NAME[i]" (blanks between the tokens, optionally
 /// in parentheses) - or with `store`, a plain store "NAME[i] = item" (an optional ';') - and NAME
 /// is a global pointer parameter to `element_type` (writable for a store); "" otherwise.
+/// A snippet that reads its global arrays only at index i, rewritten to read lanes instead:
+/// `text` with every NAME[i] replaced by `lane_prefix` + NAME, and the arrays read. Empty
+/// (no arrays) where the snippet reads none, or uses an array any other way (another index,
+/// a store, a pointer passed on).
+struct lane_rewrite {
+  std::vector<parameter> arrays;
+  std::string text;
+};
+lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_view text,
+                           const std::string& lane_prefix);
+
 std::string plain_array(const std::vector<parameter>& params, std::string_view text,
                         const std::string& element_type, bool store = false);
 
