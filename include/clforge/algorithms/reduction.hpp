@@ -25,8 +25,9 @@
 // groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. The
 // defaults per device class, and the measurements behind them, are in
 // lib/algorithms/tuning_tables.cpp.
-// gpu,vec=W (kernel_shape::vec): when the map is a plain load x[i] of an array of T, stage 1
-// reads W-wide vectors (float4 for W = 4: 16-byte loads) for calls with step 1 whose start is
+// gpu,vec=W (kernel_shape::vec): when T is a scalar type and the map reads its arrays only at
+// index i (x[i], x[i] * y[i], ...), stage 1 reads each array as W-wide vectors (float4 for
+// W = 4: 16-byte loads) and evaluates the map lane by lane, for calls with step 1 whose start is
 // a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
 // A kernel that cannot run the shape's local size on the device (registers, e.g. NVIDIA) is
 // regenerated for the largest power of two it can run. A call with one group needs no stage 2. The
