@@ -103,10 +103,17 @@ kernel void $name($user_parameters ulong clforge_n, ulong clforge_chunk, ulong c
   if (clforge_first < clforge_chunks) {
     const clforge_t last_item = clforge_sums[clforge_chunks];
     clforge_t clforge_acc[CLFORGE_LANES];
-    for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l)
-      clforge_acc[clforge_l] = clforge_first + clforge_l < clforge_chunks
-                                   ? clforge_sums[clforge_first + clforge_l]
-                                   : clforge_neutral();
+    // The item at the end of each lane's chunk (the next chunk's prefix, or the total; unsegmented
+    // scans only): clforge's own output statements use it as clforge_chunk_end_item (copy_if
+    // skips the stores of a chunk's trailing rejected elements, whose slot is the next chunk's).
+    clforge_t clforge_end[CLFORGE_LANES];
+    for (uint clforge_l = 0; clforge_l < CLFORGE_LANES; ++clforge_l) {
+      const int clforge_in_range = clforge_first + clforge_l < clforge_chunks;
+      clforge_acc[clforge_l] =
+          clforge_in_range ? clforge_sums[clforge_first + clforge_l] : clforge_neutral();
+      clforge_end[clforge_l] =
+          clforge_in_range ? clforge_sums[clforge_first + clforge_l + 1] : clforge_neutral();
+    }
     // As in the reduction: all lanes full first, then the checked rest.
     const ulong clforge_full =
         (clforge_first + CLFORGE_LANES) * clforge_chunk <= clforge_n ? clforge_chunk : 0;
@@ -133,6 +140,8 @@ kernel void $name($user_parameters ulong clforge_n, ulong clforge_chunk, ulong c
 #else
           const clforge_t item = prev_item;
 #endif
+          const clforge_t clforge_chunk_end_item = clforge_end[clforge_l];
+          (void)clforge_chunk_end_item;
           {
             $output_statement;
           }
@@ -161,6 +170,8 @@ kernel void $name($user_parameters ulong clforge_n, ulong clforge_chunk, ulong c
 #else
           const clforge_t item = prev_item;
 #endif
+          const clforge_t clforge_chunk_end_item = clforge_end[clforge_l];
+          (void)clforge_chunk_end_item;
           {
             $output_statement;
           }

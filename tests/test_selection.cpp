@@ -56,6 +56,39 @@ TEST(unique, floats_compare_with_equality_zeros_equal_nans_never) {
   EXPECT_EQ(got[4], 2.0f);
 }
 
+// The branch-free store of the CPU path puts a rejected element at the next free slot, which
+// is the next chunk's first slot when the element ends its chunk: those stores must not land.
+// Runs of kept and rejected elements longer than a chunk, single kept elements, and kept
+// elements only at the ends, over many chunks, repeated (a lost race shows only sometimes).
+TEST(copy_if, runs_longer_than_chunks_and_lone_kept_elements) {
+  const std::size_t n = (std::size_t(1) << 20) + 3;
+  std::mt19937 rng(7);
+  std::vector<std::vector<int>> inputs(4, std::vector<int>(n, -1));
+  for (std::size_t i = 0; i < n; ++i) {
+    inputs[0][i] = (i / 70000) % 2 ? int(i % 1000) : -1;    // long runs of each
+    inputs[1][i] = rng() % 5000 == 0 ? int(i % 1000) : -1;  // a few lone kept elements
+    inputs[2][i] = rng() % 2 ? int(i % 1000) : -1;          // about half
+  }
+  inputs[3][0] = 5;  // only the first and the last
+  inputs[3][n - 1] = 6;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "input " << k);
+    std::vector<int> want;
+    std::copy_if(inputs[k].begin(), inputs[k].end(), std::back_inserter(want),
+                 [](int v) { return v >= 0; });
+    auto d_in = cf::array<int>::from_host(q(), inputs[k]);
+    cf::array<int> d_out(q(), n);
+    for (int repeat = 0; repeat < 5; ++repeat) {
+      d_out.fill(q(), -7);
+      const std::size_t kept = cf::copy_if(q(), d_in, d_out, "x >= 0");
+      ASSERT_EQ(kept, want.size());
+      std::vector<int> got = d_out.to_host(q());
+      got.resize(kept);
+      ASSERT_EQ(got, want);
+    }
+  }
+}
+
 TEST(remove_if, matches_std_remove_copy_if) {
   for (std::size_t n : kSizes) {
     SCOPED_TRACE(testing::Message() << "n=" << n);

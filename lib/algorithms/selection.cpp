@@ -82,11 +82,14 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
   if (partition) {
     s.output = both_slots + " if (i == n - 1) selection_count[0] = last_item;";
   } else if (algorithm == scan_algorithm::reduce_then_scan) {
-    // Reduce-then-scan knows last_item for free: storing every element (the rejected ones
-    // after the kept ones) needs no branch on the predicate, which a CPU mispredicts at
-    // every other element of a random input. Each element has its own slot, so chunks that
-    // run side by side never write the same address.
-    s.output = both_slots + " if (i == n - 1) selection_count[0] = item;";
+    // Reduce-then-scan walks each chunk in one work-item, so every element can be stored at
+    // the next free slot, prev_item, with no branch on the predicate (a CPU mispredicts one at
+    // every other element of a random input): a rejected element is overwritten by the next
+    // kept one of its chunk. The chunk's trailing rejected elements are not stored (their slot
+    // is the next chunk's first), which is the one predictable test left.
+    s.output =
+        "if (prev_item < clforge_chunk_end_item) selection_out[prev_item] = selection_in[i]; "
+        "if (i == n - 1) selection_count[0] = item;";
   } else {
     // Look-back would need a first pass for last_item: store the kept elements only.
     s.output =

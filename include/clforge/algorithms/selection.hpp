@@ -20,8 +20,9 @@
 // selection_in, selection_out, selection_count and anything starting with clforge_.
 //
 // copy_if and remove_if leave out[count, n) unspecified: where the scan runs reduce-then-scan
-// (CPUs) they write the rejected elements there, so that every element is stored without a
-// branch on the predicate (a data-dependent branch per element costs more than the scan).
+// (CPUs) every element is stored at the next free slot without a branch on the predicate (a
+// data-dependent branch per element costs more than the scan), so rejected elements may be left
+// there.
 //
 // gather and scatter check every index against the array it indexes (bounds::checked, the
 // default): an index out of range is not used, and the call throws clforge::error naming the
