@@ -122,6 +122,46 @@ TEST(histogram_kernel, top_byte_and_out_of_range_bins_ignored) {
   EXPECT_EQ(counts.to_host(q()), want);
 }
 
+// Views: a strided, a reversed and a view of a view, against the host loop over the same
+// elements; the whole-array kernel's counts stay right after the variants are built.
+TEST(histogram_kernel, array_views_count_the_elements_they_show) {
+  std::mt19937 rng(8);
+  std::vector<cl_uint> x(30011);
+  for (cl_uint& v : x) v = rng();
+  auto d_x = cf::array<cl_uint>::from_host(q(), x);
+  cf::histogram_kernel top_bits(ctx(), "global const uint* x, uint shift", "x[i] >> shift", 16);
+  auto host_counts = [&](std::int64_t first, std::int64_t step, std::size_t count) {
+    std::vector<cl_uint> want(16, 0);
+    for (std::size_t k = 0; k < count; ++k)
+      ++want[x[std::size_t(first + std::int64_t(k) * step)] >> 28];
+    return want;
+  };
+  const auto odd = d_x.view(1, cf::slice_none, 3);
+  EXPECT_EQ(top_bits(q(), odd, cl_uint(28)).to_host(q()),
+            host_counts(odd.first(), odd.step(), odd.size()));
+  const auto reversed = d_x.view(cf::slice_none, cf::slice_none, -1);
+  EXPECT_EQ(top_bits(q(), reversed, cl_uint(28)).to_host(q()), host_counts(0, 1, x.size()));
+  const auto inner = reversed.view(5, 20000, 7);
+  EXPECT_EQ(top_bits(q(), inner, cl_uint(28)).to_host(q()),
+            host_counts(inner.first(), inner.step(), inner.size()));
+  const auto window = d_x.view(100, 10100);
+  EXPECT_EQ(top_bits(q(), window, cl_uint(28)).to_host(q()), host_counts(100, 1, 10000));
+  EXPECT_EQ(top_bits(q(), d_x, cl_uint(28)).to_host(q()), host_counts(0, 1, x.size()));
+  // An empty view counts nothing.
+  EXPECT_EQ(top_bits(q(), d_x.view(7, 7), cl_uint(28)).to_host(q()), std::vector<cl_uint>(16, 0));
+
+  // clforge::histogram over a view of floats.
+  auto f = values_with_borders<float>(20001, 50, -1.0f, 1.0f, 9);
+  auto d_f = cf::array<float>::from_host(q(), f);
+  std::vector<float> every_other;
+  for (std::size_t k = 19999;; k -= 2) {
+    every_other.push_back(f[k]);
+    if (k < 2) break;
+  }
+  EXPECT_EQ(cf::histogram(q(), d_f.view(19999, cf::slice_none, -2), 50, -1.0f, 1.0f).to_host(q()),
+            host_histogram(every_other, 50, -1.0f, 1.0f));
+}
+
 TEST(histogram, bad_input_is_a_clear_error) {
   auto d_x = cf::array<float>::from_host(q(), std::vector<float>(10, 1.0f));
   EXPECT_CLFORGE_ERROR(cf::histogram(q(), d_x, 0, 0.0f, 1.0f), {"histogram", "0 bins"});

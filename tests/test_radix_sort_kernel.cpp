@@ -91,6 +91,60 @@ TEST(radix_sort_kernel, double_arrays_are_permuted) {
   EXPECT_EQ(d_v.to_host(q()), (std::vector<double>{0.0, 0.1, 0.11, 0.5, 0.9, 0.95}));
 }
 
+// Views as permuted arrays and as arrays only the key reads: the elements the views show are
+// sorted in place, the others are untouched.
+TEST(radix_sort_kernel, array_views_are_sorted_in_place) {
+  const std::size_t n = 20011;
+  std::mt19937 rng(12);
+  std::vector<cl_uint> keys(n), payload(n);
+  for (cl_uint& k : keys) k = rng() % 1000;
+  std::iota(payload.begin(), payload.end(), 0u);
+  cf::radix_sort_kernel by_key(ctx(), "global uint* k, global uint* p", "k[i]", {"k", "p"}, 10);
+  for (std::int64_t step : {std::int64_t(1), std::int64_t(3), std::int64_t(-2)}) {
+    SCOPED_TRACE(testing::Message() << "step=" << step);
+    auto d_k = cf::array<cl_uint>::from_host(q(), keys);
+    auto d_p = cf::array<cl_uint>::from_host(q(), payload);
+    const auto vk = step > 0 ? d_k.view(11, cf::slice_none, step)
+                             : d_k.view(cf::slice_none, cf::slice_none, step);
+    const auto vp = step > 0 ? d_p.view(11, cf::slice_none, step)
+                             : d_p.view(cf::slice_none, cf::slice_none, step);
+    ASSERT_EQ(vk.size(), vp.size());
+    // The host reference: the view's positions, stably sorted by key.
+    std::vector<std::size_t> at(vk.size());
+    for (std::size_t j = 0; j < at.size(); ++j)
+      at[j] = std::size_t(vk.first() + std::int64_t(j) * vk.step());
+    std::vector<std::size_t> order(at.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[at[a]] < keys[at[b]]; });
+    std::vector<cl_uint> want_k = keys, want_p = payload;
+    for (std::size_t j = 0; j < at.size(); ++j) {
+      want_k[at[j]] = keys[at[order[j]]];
+      want_p[at[j]] = payload[at[order[j]]];
+    }
+    by_key(q(), vk, vp);
+    EXPECT_EQ(d_k.to_host(q()), want_k);
+    EXPECT_EQ(d_p.to_host(q()), want_p);
+  }
+
+  // A key that reads a view it does not permute: sort whole indices by every other weight.
+  std::vector<cl_uint> weights(2 * n);
+  for (cl_uint& w : weights) w = rng() % 5000;
+  auto d_w = cf::array<cl_uint>::from_host(q(), weights);
+  auto d_p = cf::array<cl_uint>::from_host(q(), payload);
+  cf::radix_sort_kernel by_weight(ctx(), "global const uint* w, global uint* p", "w[i]", {"p"}, 13);
+  by_weight(q(), d_w.view(1, cf::slice_none, 2), d_p);
+  std::vector<cl_uint> want = payload;
+  std::stable_sort(want.begin(), want.end(),
+                   [&](cl_uint a, cl_uint b) { return weights[2 * a + 1] < weights[2 * b + 1]; });
+  EXPECT_EQ(d_p.to_host(q()), want);
+
+  // Permuted views of different lengths are refused.
+  auto d_k = cf::array<cl_uint>::from_host(q(), keys);
+  auto d_q = cf::array<cl_uint>::from_host(q(), payload);
+  EXPECT_CLFORGE_ERROR(by_key(q(), d_k.view(0, 100), d_q.view(0, 99)), {"radix_sort", "one length"});
+}
+
 TEST(radix_sort_kernel, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::radix_sort_kernel(ctx(), "global float* x", "x[i]", {"y"}),
                        {"sort_by names \"y\"", "not a parameter"});

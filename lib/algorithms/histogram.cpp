@@ -10,6 +10,7 @@
 
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "view_variants.hpp"
 
 namespace clforge {
 namespace detail {
@@ -79,6 +80,10 @@ struct histogram_state {
   bool privatised = true, check_lengths = true;
   program prog;
   kernel k;
+  // What calls passing array views are generated from (view_variants.hpp).
+  std::string bin_expr;
+  histogram_options options;
+  mutable view_variant_cache<histogram_kernel> views;
 };
 
 }  // namespace detail
@@ -101,6 +106,8 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
     throw error(st->who + ": " + std::to_string(bins) + " bins; expected 1 to 2^31 - 1");
   st->bins = bins;
   st->check_lengths = options.check_array_lengths;
+  st->bin_expr = bin_expr;
+  st->options = options;
 
   const device_info& info = ctx.info();
   const histogram_policy policy = policy_for(info);
@@ -176,6 +183,20 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t 
                 " indices; counts are 32-bit, so a call counts fewer than 2^32");
   if (st.check_lengths) bound.require_array_lengths(n, "the histogram over n indices");
   if (n == 0) return {};
+  if (bound.has_views()) {
+    const std::string pattern = bound.view_pattern();
+    auto variant = st.views.get(pattern, [&] {
+      view_variant_source v =
+          rewrite_for_views(st.params, pattern, {st.bin_expr}, st.options.preamble, st.who);
+      histogram_options o = st.options;
+      o.check_array_lengths = false;  // checked above, on the views' lengths
+      // st.ctx, not q.ctx(): a histogram kept by its context holds a handle that does not keep
+      // the context alive, and so must its variants.
+      return std::make_shared<const histogram_kernel>(st.ctx, v.arguments, v.snippets[0], st.bins,
+                                                      o);
+    });
+    return variant->add(q, counts, n, bound.expanding_views());
+  }
   // Each group a contiguous chunk; no more groups than chunks of one element per work-item.
   std::size_t groups = std::clamp<std::size_t>((n + st.group - 1) / st.group, 1, st.groups);
   const std::size_t chunk = (n + groups - 1) / groups;

@@ -12,6 +12,7 @@
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
 #include "tuning.hpp"
+#include "view_variants.hpp"
 
 namespace clforge {
 namespace detail {
@@ -389,16 +390,25 @@ struct radix_sort_state {
   sort_algorithm algorithm = sort_algorithm::automatic;
   sort_scratch* scratch = nullptr;
   program prog;
-  kernel keys32, keys64, permute32, permute64;
+  kernel keys32, keys64, permute32, permute64, store;
+  // What calls passing array views are generated from (view_variants.hpp); a variant moves its
+  // arrays back with the store kernel (whole arrays are copied).
+  std::string arguments, key_expr;
+  radix_sort_options options;
+  bool is_variant = false;
+  mutable view_variant_cache<radix_sort_state> views;
 };
 
-}  // namespace detail
+namespace {
 
-radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& arguments,
-                                     const std::string& key_expr,
-                                     const std::vector<std::string>& sort_by, unsigned key_bits,
-                                     const radix_sort_options& options) {
-  using namespace detail;
+/// Checks the arguments and builds the kernels; for a non-empty `view_pattern`, the variant
+/// whose parameters and snippets take views in the pattern's places.
+std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std::string& arguments,
+                                                   const std::string& key_expr,
+                                                   const std::vector<std::string>& sort_by,
+                                                   unsigned key_bits,
+                                                   const radix_sort_options& options,
+                                                   const std::string& view_pattern) {
   auto st = std::make_shared<radix_sort_state>();
   st->ctx = ctx;
   template_header header =
@@ -429,29 +439,47 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
   st->key = key_bits <= 32 ? sort_key_of<cl_uint>() : sort_key_of<cl_ulong>();
   st->algorithm = options.algorithm;
   st->scratch = options.scratch;
+  st->arguments = arguments;
+  st->key_expr = key_expr;
+  st->options = options;
+  st->is_variant = !view_pattern.empty();
 
-  const std::string& pragma = header.fp64_pragma;
-  std::string moved_parameters, moves;
+  std::string moved_parameters, moves, stores;
   for (std::size_t j = 0; j < st->sorted.size(); ++j) {
     const parameter& p = st->params[st->sorted[j]];
     const std::string moved = "clforge_moved_" + std::to_string(j);
     moved_parameters += ", global " + p.type + "* " + moved;
     moves += moved + "[clforge_i] = " + p.name + "[clforge_from];\n  ";
+    stores += p.name + "[clforge_i] = " + moved + "[clforge_i];\n  ";
   }
-  std::string source = pragma + "\n" + options.preamble + "\n";
+  std::string list = parameter_list(st->params), key = key_expr;
+  if (st->is_variant) {
+    const view_variant_source v = rewrite_for_views(
+        st->params, view_pattern, {key_expr, moves, stores}, options.preamble, st->who);
+    list = v.arguments;
+    key = v.snippets[0];
+    moves = v.snippets[1];
+    stores = v.snippets[2];
+  }
+  std::string source = header.fp64_pragma + "\n" + options.preamble + "\n";
   for (const char* index : {"uint", "ulong"}) {
     const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
-    const std::string list = parameter_list(st->params);
     source += render_kernel("sort_key", {{"name", st->name},
                                          {"keys_name", st->name + "_keys" + suffix},
                                          {"permute_name", st->name + "_permute" + suffix},
                                          {"user_parameters", list.empty() ? "" : list + ", "},
                                          {"key_type", st->key.name},
                                          {"index_type", index},
-                                         {"key_expr", key_expr},
+                                         {"key_expr", key},
                                          {"moved_parameters", moved_parameters},
                                          {"moves", moves}});
   }
+  if (st->is_variant)
+    source +=
+        "\nkernel void " + st->name + "_store(" + list + (list.empty() ? "" : ", ") + "ulong n" +
+        moved_parameters +
+        ") {\n  const ulong clforge_i = get_global_id(0);\n  if (clforge_i >= n) return;\n  " +
+        stores + "\n}\n";
   try {
     st->prog = ctx.build(source, options.build_options);
   } catch (const error& failure) {
@@ -461,8 +489,18 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
   st->keys64 = st->prog.kernel(st->name + "_keys64");
   st->permute32 = st->prog.kernel(st->name + "_permute32");
   st->permute64 = st->prog.kernel(st->name + "_permute64");
-  state_ = std::move(st);
+  if (st->is_variant) st->store = st->prog.kernel(st->name + "_store");
+  return st;
 }
+
+}  // namespace
+}  // namespace detail
+
+radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& arguments,
+                                     const std::string& key_expr,
+                                     const std::vector<std::string>& sort_by, unsigned key_bits,
+                                     const radix_sort_options& options)
+    : state_(detail::build_radix_sort(ctx, arguments, key_expr, sort_by, key_bits, options, "")) {}
 
 const std::string& radix_sort_kernel::source() const {
   return state_->prog.source();
@@ -474,21 +512,12 @@ const std::vector<detail::parameter>& radix_sort_kernel::parameters() const {
   return state_->params;
 }
 
-event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
-                             const std::vector<std::size_t>& lengths,
-                             const std::vector<std::size_t>& sizes) const {
-  using namespace detail;
-  const radix_sort_state& st = *state_;
-  if (q.ctx().identity() != st.ctx.identity())
-    throw error(st.who + ": the queue belongs to another context than the kernel");
-  const std::size_t n = lengths[st.sorted[0]];
-  for (std::size_t k : st.sorted)
-    if (lengths[k] != n || sizes[k] == 0)
-      throw error(st.who +
-                  ": the permuted arrays must be clforge::array arguments of one length; " +
-                  st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
-                  st.params[k].name + " " + std::to_string(lengths[k]));
-  if (n == 0) return {};
+namespace detail {
+namespace {
+
+// Keys, sort, the moves into temporaries and back (copies, or a variant's store kernel).
+event sort_and_move(const queue& q, const radix_sort_state& st, const argument_list& bound,
+                    std::size_t n, const std::vector<std::size_t>& sizes) {
   const bool wide = n > 0xffffffffu;
   const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
   std::shared_ptr<cl::Buffer> keys = allocate(st.ctx, n * st.key.bits / 8);
@@ -510,12 +539,47 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
   q.launch(wide ? st.permute64 : st.permute32, ndrange(n), bound, cl_ulong(n), *index, targets);
   order_point(q);
   event last;
-  for (std::size_t j = 0; j < moved.size(); ++j) {
-    const cl::Buffer target(bound.memory(st.sorted[j]), /*retainObject=*/true);
-    last = copy_buffer(q, *moved[j], target, n * sizes[st.sorted[j]]);
+  if (st.is_variant) {
+    last = q.launch(st.store, ndrange(n), bound, cl_ulong(n), targets);
+  } else {
+    for (std::size_t j = 0; j < moved.size(); ++j) {
+      const cl::Buffer target(bound.memory(st.sorted[j]), /*retainObject=*/true);
+      last = copy_buffer(q, *moved[j], target, n * sizes[st.sorted[j]]);
+    }
   }
   order_point(q);
   return last;
+}
+
+}  // namespace
+}  // namespace detail
+
+event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
+                             const std::vector<std::size_t>& lengths,
+                             const std::vector<std::size_t>& sizes) const {
+  using namespace detail;
+  const radix_sort_state& st = *state_;
+  if (q.ctx().identity() != st.ctx.identity())
+    throw error(st.who + ": the queue belongs to another context than the kernel");
+  const std::size_t n = lengths[st.sorted[0]];
+  for (std::size_t k : st.sorted)
+    if (lengths[k] != n || sizes[k] == 0)
+      throw error(st.who + ": the permuted arrays must be arrays or array views of one length; " +
+                  st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
+                  st.params[k].name + " " + std::to_string(lengths[k]));
+  if (n == 0) return {};
+  if (bound.has_views()) {
+    const std::string pattern = bound.view_pattern();
+    const auto variant = st.views.get(pattern, [&] {
+      std::vector<std::string> sort_by;
+      for (std::size_t k : st.sorted) sort_by.push_back(st.params[k].name);
+      // st.ctx, as the kernel holds it (a handle that may not keep the context alive).
+      return std::shared_ptr<const radix_sort_state>(build_radix_sort(
+          st.ctx, st.arguments, st.key_expr, sort_by, st.key_bits, st.options, pattern));
+    });
+    return sort_and_move(q, *variant, bound.expanding_views(), n, sizes);
+  }
+  return sort_and_move(q, st, bound, n, sizes);
 }
 
 }  // namespace clforge

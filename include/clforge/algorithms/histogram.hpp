@@ -6,10 +6,11 @@
 //   cf::array<cl_uint> h = cf::histogram(q, values, 100, 0.0f, 1.0f);
 //
 // The bin expression is an integer expression over `i` (ulong) and the arguments; indices whose
-// bin lies outside [0, bins) are not counted. Counts are 32-bit: a call over 2^32 indices or
-// more is refused. Few bins (their counts fit the local memory a group may use) are counted per
-// work-group in local memory and added once per group; more bins are counted with one global
-// atomic per index.
+// bin lies outside [0, bins) are not counted. Array arguments may be array views (x.view(...)):
+// the bin expression then uses them only as name[index], the index counting in the view.
+// Counts are 32-bit: a call over 2^32 indices or more is refused. Few bins (their counts fit the
+// local memory a group may use) are counted per work-group in local memory and added once per
+// group; more bins are counted with one global atomic per index.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "clforge/array.hpp"
+#include "clforge/array_view.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
@@ -95,6 +97,16 @@ CLFORGE_API const histogram_kernel& equal_width_histogram(const context& ctx,
                                                           std::size_t bins);
 CLFORGE_API void check_histogram_range(std::size_t bins, double lo, double hi);
 CLFORGE_API void check_histogram_scale(double width, double scale);
+
+template <class T, class X>
+array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, T lo, T hi) {
+  static_assert(std::is_floating_point_v<T>, "clforge::histogram: float or double values");
+  check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
+  const T width = hi - lo;  // in T, as the kernel computes
+  const T scale = static_cast<T>(bins) / width;
+  check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
+  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale);
+}
 }  // namespace detail
 
 /// Counts of x in `bins` equal-width bins over [lo, hi]: bin b = floor((x - lo) * s) with
@@ -103,12 +115,12 @@ CLFORGE_API void check_histogram_scale(double width, double scale);
 /// [lo, hi] and NaNs are not counted. T is float or double.
 template <class T>
 array<cl_uint> histogram(const queue& q, const array<T>& x, std::size_t bins, T lo, T hi) {
-  static_assert(std::is_floating_point_v<T>, "clforge::histogram: float or double values");
-  detail::check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
-  const T width = hi - lo;  // in T, as the kernel computes
-  const T scale = static_cast<T>(bins) / width;
-  detail::check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
-  return detail::equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale);
+  return detail::equal_width_counts(q, x, bins, lo, hi);
+}
+/// The same over the elements of a view (no copy).
+template <class T>
+array<cl_uint> histogram(const queue& q, const array_view<T>& x, std::size_t bins, T lo, T hi) {
+  return detail::equal_width_counts(q, x, bins, lo, hi);
 }
 
 }  // namespace clforge

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "clforge/array.hpp"
+#include "clforge/array_view.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
@@ -205,6 +206,14 @@ template <class T>
 std::size_t sort_element_size(const array<T>&) {
   return sizeof(T);
 }
+template <class T>
+std::size_t sort_argument_length(const array_view<T>& a) {
+  return a.size();
+}
+template <class T>
+std::size_t sort_element_size(const array_view<T>&) {
+  return sizeof(T);
+}
 }  // namespace detail
 
 /// PyOpenCL's RadixSort for C++: sorts indices 0..n-1 stably by an unsigned key computed from
@@ -217,7 +226,10 @@ std::size_t sort_element_size(const array<T>&) {
 /// `key_expr` is an expression over `i` (ulong) and the arguments, of an unsigned integer type;
 /// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
 /// permuted (global pointers, not const, all of the same length n; n is their length). The
-/// kernels are generated and built once, at construction, through the program cache.
+/// kernels are generated and built once, at construction, through the program cache. Array
+/// arguments, permuted or not, may be array views (x.view(...)); the key expression then uses
+/// them only as name[index], the index counting in the view, and the first call with views in
+/// new places builds a variant of the kernels.
 class CLFORGE_API radix_sort_kernel {
  public:
   /// Parses `arguments`, generates the sort kernels for `key_expr` and builds them.
