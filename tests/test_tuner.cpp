@@ -280,11 +280,11 @@ TEST(tuner, tuning_a_template_stores_a_checked_policy) {
 TEST(tuner, results_survive_a_new_process_but_not_a_driver_update) {
   private_cache cache;
   const std::string table = run_probe("show");
-  const std::string wanted =
-      cf::detail::normalized_policy("elementwise", "kind=gpu,group=64,block=2", "test");
+  const std::string wanted = cf::detail::normalized_policy(
+      "elementwise", "kind=gpu,group=64,block=2,vector_width=0", "test");
   ASSERT_NE(table, wanted);
   int status = -1;
-  run_probe("store kind=gpu,group=64,block=2", &status);
+  run_probe("store kind=gpu,group=64,block=2,vector_width=0", &status);
   ASSERT_EQ(status, 0);
   EXPECT_EQ(run_probe("show"), wanted);                         // a new process finds it
   EXPECT_EQ(run_probe("--driver 99.0-simulated show"), table);  // another driver does not

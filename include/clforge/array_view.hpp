@@ -11,7 +11,8 @@
 //
 // Element k of the view is element first() + k * step() of the underlying buffer (step may be
 // negative). Views are usable in array expressions (clforge/array_expr.hpp) and their
-// reductions, and as array arguments of elementwise_kernel, reduction_kernel and scan_kernel,
+// reductions, and as array arguments of elementwise_kernel, reduction_kernel, scan_kernel,
+// histogram_kernel and radix_sort_kernel,
 // whose snippets then use the parameter only as name[index] (index counts in the view); see
 // lib/algorithms/view_variants.hpp for how the kernels take them.
 #pragma once

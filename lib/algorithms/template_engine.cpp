@@ -246,7 +246,8 @@ kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested
                                    ? tuned_elementwise(ctx)
                                    : kind_table(work_kind_of(requested.which)).elementwise;
   kernel_shape s = requested;
-  s.which = kind_of(p.kind);
+  // A kind asked for stays (the CPU table's elementwise policy is a GPU-kind shape with vectors).
+  if (requested.which == kernel_shape::kind::automatic) s.which = kind_of(p.kind);
   s.local_size = given_or(requested.local_size, p.group);
   s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
   s.vec = given_or(requested.vec, p.block);

@@ -57,7 +57,10 @@ constexpr policy_table kGeneric{
 };
 
 // CPU devices (PoCL). Measured with `clforge-bench --quick` on PoCL (bench/results/pthread-*):
-//   elementwise: groups of 1024 consecutive work-items (grid-stride loops ran 20-80x slower).
+//   elementwise: groups of 1024 consecutive work-items (grid-stride loops ran 20-80x slower),
+//                and 8-wide vector loads and stores where the operation allows them: scalar
+//                work-items ran at a third of the OpenMP loop on a host where PoCL did not
+//                vectorize them (bench/results/pocl-elementwise-vectors-2026-11-24.md).
 //   reduce:      one work-item per group over a contiguous chunk with 16 accumulators, 8 groups
 //                per core (a 1024-item group then one adding work-item ran 0.6x an OpenMP loop).
 //   scan:        reduce-then-scan; 2 lanes for float and double ran 2x faster (4 lanes 1.4x,
@@ -66,7 +69,7 @@ constexpr policy_table kGeneric{
 constexpr policy_table kCpu{
     "cpu",
     "PoCL, clforge-bench --quick (bench/results/pthread-*)",
-    elementwise_policy{work_kind::cpu, 1024, 0, 0, 0, 0},
+    elementwise_policy{work_kind::gpu, 1024, 0, 0, 0, 8},
     reduce_policy{work_kind::cpu, 1, 16, 8, 0, false, false},
     scan_policy{scan_algorithm::reduce_then_scan, 16, 0, 16, 64, 1, scan_layout::striped, true, 0,
                 1024, 32, 0, 1, 2, 1},
