@@ -176,6 +176,25 @@ TEST(reduction, vector_loads_for_maps_that_read_several_arrays_at_i) {
   EXPECT_NE(mixed.source().find("#define CLFORGE_VEC 4 "), std::string::npos);
   EXPECT_NE(chunks.source().find("#define CLFORGE_VEC 8 "), std::string::npos);
   EXPECT_NE(shifted.source().find("#define CLFORGE_VEC 1 "), std::string::npos);
+  // Maps that store into an array or take an element's address keep the scalar kernel too.
+  for (const char* map : {"(x[i] <<= 1)", "(x[i] >>= 1)", "*(&x[i])", "(x[i] |= 1)"}) {
+    cf::reduction_kernel<cl_long> k(
+        ctx(), "global int* x", map, "a + b", "0",
+        with_shape("keeps_scalar", cf::kernel_shape::parse("gpu,vec=4")));
+    EXPECT_NE(k.source().find("#define CLFORGE_VEC 1 "), std::string::npos) << map;
+  }
+  {
+    // ... and their stores land: x doubles in place, the sum is of the doubled values.
+    std::vector<int> hx(1003);
+    for (std::size_t j = 0; j < hx.size(); ++j) hx[j] = int(j % 97) - 40;
+    auto x = cf::array<int>::from_host(q(), hx);
+    cf::reduction_kernel<cl_long> twice(ctx(), "global int* x", "(x[i] <<= 1)", "a + b", "0",
+                                        with_shape("vtwice", cf::kernel_shape::parse("gpu,vec=4")));
+    cl_long want = 0;
+    for (int& v : hx) want += (v *= 2);
+    EXPECT_EQ(twice(q(), x), want);
+    EXPECT_EQ(x.to_host(q()), hx);
+  }
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(4),
                         std::size_t(5), std::size_t(7), std::size_t(8), std::size_t(9),
                         std::size_t(4095), std::size_t(4097), std::size_t(65539)}) {

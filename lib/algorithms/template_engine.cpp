@@ -83,11 +83,18 @@ lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_vie
         !(k >= 2 && t[k - 1] == t[k - 2] && (t[k - 1] == "+" || t[k - 1] == "-"));
     const std::string_view after = k + 4 < t.size() ? t[k + 4] : std::string_view();
     const std::string_view after2 = k + 5 < t.size() ? t[k + 5] : std::string_view();
+    const std::string_view after3 = k + 6 < t.size() ? t[k + 6] : std::string_view();
+    // Stores (=, ++, --, op=, <<=, >>=) and a unary & (the lane's copy has another address, so
+    // pointer arithmetic from it would not reach the array) keep the scalar kernel.
     const bool written =
         (after == "=" && after2 != "=") || ((after == "+" || after == "-") && after2 == after) ||
         (after.size() == 1 && std::string_view("+-*/%&|^").find(after) != std::string_view::npos &&
-         after2 == "=");
-    if (!read_at_i || written) return {};
+         after2 == "=") ||
+        ((after == "<" || after == ">") && after2 == after && after3 == "=");
+    const bool address_taken =
+        k >= 1 && t[k - 1] == "&" &&
+        (k < 2 || !(is_identifier_char(t[k - 2][0]) || t[k - 2] == ")" || t[k - 2] == "]"));
+    if (!read_at_i || written || address_taken) return {};
     const std::size_t from = std::size_t(t[k].data() - text.data());
     const std::size_t to = std::size_t(t[k + 3].data() - text.data()) + 1;
     out.text.append(text.substr(copied, from - copied));
