@@ -139,3 +139,97 @@ TEST_F(concurrency, threads_share_a_context_programs_kernels_and_the_pool) {
   EXPECT_EQ(s.compiles + s.disk_hits, 1u + kVariants) << "each program built once";
   EXPECT_EQ(s.memory_hits + s.compiles + s.disk_hits, 2u * kThreads * kIterations);
 }
+
+// Generated templates shared by threads: one histogram_kernel and one radix_sort_kernel whose
+// view variants are first built while other threads use them, the context's cached random
+// generators and reductions of expressions, and copy_if; on queues of their own and one queue
+// shared by the odd threads. Every result against a host reference (random numbers against the
+// same call made before the threads start).
+TEST_F(concurrency, threads_share_generated_templates_and_their_view_variants) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue shared_queue(ctx);
+  constexpr int kThreads = 6, kIterations = 4;
+  constexpr std::size_t kRandom = 4099;  // whole Philox blocks and partial ones at the end
+  cf::histogram_kernel top_bits(ctx, "global const uint* x", "x[i] >> 28", 16);
+  cf::radix_sort_kernel by_key(ctx, "global uint* k, global uint* p", "k[i]", {"k", "p"}, 12);
+  std::vector<float> want_random;
+  {
+    cf::array<float> r(shared_queue, kRandom);
+    cf::random::uniform(shared_queue, r, 77, -2.0f, 3.0f, 5);
+    want_random = r.to_host(shared_queue);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::string> errors(kThreads);
+
+  auto worker = [&](int t) {
+    try {
+      std::mt19937 rng(99 + t);
+      cf::queue own_queue(ctx);
+      const cf::queue& q = t % 2 ? shared_queue : own_queue;
+      for (int it = 0; it < kIterations; ++it) {
+        const std::size_t n = 100 + rng() % 3000;
+        std::vector<cl_uint> x(n);
+        for (cl_uint& v : x) v = rng();
+        auto dx = cf::array<cl_uint>::from_host(q, x);
+
+        // histogram of every other element (a strided view)
+        std::vector<cl_uint> want_counts(16, 0);
+        for (std::size_t i = 1; i < n; i += 2) ++want_counts[x[i] >> 28];
+        if (top_bits(q, dx.view(1, cf::slice_none, 2)).to_host(q) != want_counts) ++failures;
+
+        // sort the reversed array's keys (low 12 bits) with a payload: both views
+        std::vector<cl_uint> keys(n), payload(n);
+        for (std::size_t i = 0; i < n; ++i) keys[i] = x[i] & 0xfffu;
+        for (std::size_t i = 0; i < n; ++i) payload[i] = static_cast<cl_uint>(i);
+        auto dk = cf::array<cl_uint>::from_host(q, keys);
+        auto dp = cf::array<cl_uint>::from_host(q, payload);
+        by_key(q, dk.view(cf::slice_none, cf::slice_none, -1),
+               dp.view(cf::slice_none, cf::slice_none, -1));
+        // the view's element j is k[n - 1 - j]: sorted ascending (stable) in view order
+        std::vector<std::pair<cl_uint, cl_uint>> want;
+        for (std::size_t j = 0; j < n; ++j) want.emplace_back(keys[n - 1 - j], payload[n - 1 - j]);
+        std::stable_sort(want.begin(), want.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        const std::vector<cl_uint> got_k = dk.to_host(q), got_p = dp.to_host(q);
+        for (std::size_t j = 0; j < n; ++j)
+          if (got_k[n - 1 - j] != want[j].first || got_p[n - 1 - j] != want[j].second) {
+            ++failures;
+            break;
+          }
+
+        // random numbers: the same as before the threads started
+        cf::array<float> r(q, kRandom);
+        cf::random::uniform(q, r, 77, -2.0f, 3.0f, 5);
+        if (r.to_host(q) != want_random) ++failures;
+
+        // sum(x * y) of small integers in floats (exact), and copy_if
+        std::vector<float> a(n), b(n);
+        double want_dot = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          a[i] = static_cast<float>(x[i] % 7);
+          b[i] = static_cast<float>(x[i] % 5);
+          want_dot += double(a[i]) * double(b[i]);
+        }
+        auto da = cf::array<float>::from_host(q, a);
+        auto db = cf::array<float>::from_host(q, b);
+        if (cf::sum(q, da * db) != static_cast<float>(want_dot)) ++failures;
+        cf::array<cl_uint> kept(q, n);
+        const std::size_t count = cf::copy_if(q, dx, kept, "x % 3 == 0");
+        std::vector<cl_uint> want_kept;
+        for (cl_uint v : x)
+          if (v % 3 == 0) want_kept.push_back(v);
+        std::vector<cl_uint> got_kept = kept.to_host(q);
+        got_kept.resize(count);
+        if (got_kept != want_kept) ++failures;
+      }
+    } catch (const std::exception& e) {
+      errors[t] = e.what();
+      ++failures;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+  for (std::thread& th : threads) th.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  EXPECT_EQ(failures.load(), 0);
+}

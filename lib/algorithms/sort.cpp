@@ -37,8 +37,14 @@ std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size
   return (std::max(matrix, stage) + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
 }
 
-std::shared_ptr<cl::Buffer> allocate(const context& ctx, std::size_t bytes) {
-  return ctx.pool().allocate(std::max<std::size_t>(bytes, 16));
+// Pooled buffers for commands on q. They go back with memory_pool::release_after (fenced by
+// q): another queue must not get one while the sort's commands still use it.
+std::shared_ptr<cl::Buffer> allocate(const queue& q, std::size_t bytes) {
+  return q.ctx().pool().allocate(std::max<std::size_t>(bytes, 16), q.cl(), !q.out_of_order());
+}
+void release_fenced(const queue& q, std::shared_ptr<cl::Buffer>& buffer) {
+  if (buffer) memory_pool::release_after(buffer, q.cl(), !q.out_of_order());
+  buffer.reset();
 }
 
 void fill_zero(const queue& q, const cl::Buffer& buffer, std::size_t bytes) {
@@ -65,29 +71,36 @@ struct sort_scratch_state {
               status_bytes = 0;
   std::uint32_t epoch = 0;  // of the last onesweep launch
 
+  // Nothing may use the buffers any more (sort_scratch::release, another context).
   void release() {
     alt_keys.reset(), alt_values.reset(), counts.reset(), bases.reset(), counters.reset(),
         status.reset();
     alt_keys_bytes = alt_values_bytes = counts_bytes = bases_bytes = status_bytes = 0;
     epoch = 0;
   }
+  // The buffers back to the pool after the commands enqueued so far on q.
+  void release_after(const queue& q) {
+    for (auto* buffer : {&alt_keys, &alt_values, &counts, &bases, &counters, &status})
+      release_fenced(q, *buffer);
+    release();
+  }
   std::size_t bytes() const {
     return alt_keys_bytes + alt_values_bytes + counts_bytes + bases_bytes + status_bytes +
            (counters ? 16 : 0);
   }
   // Makes `buffer` hold at least `need` bytes; returns whether it is new.
-  static bool ensure(const context& ctx, std::shared_ptr<cl::Buffer>& buffer, std::size_t& have,
+  static bool ensure(const queue& q, std::shared_ptr<cl::Buffer>& buffer, std::size_t& have,
                      std::size_t need) {
     if (buffer && have >= need) return false;
-    buffer.reset();  // back to the pool first, so it can serve this request
-    buffer = allocate(ctx, need);
+    release_fenced(q, buffer);  // back to the pool first, so it can serve this request
+    buffer = allocate(q, need);
     have = need;
     return true;
   }
   // The epoch of the next onesweep launch; clears the tile states and counters when needed.
   std::uint32_t next_epoch(const queue& q, bool fresh_status) {
     if (!counters) {
-      counters = allocate(q.ctx(), 16);
+      counters = allocate(q, 16);
       fresh_status = true;
     }
     if (fresh_status || epoch >= kMaxEpoch) {
@@ -203,11 +216,10 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
   const std::size_t portion_tiles = std::min(total_tiles, p.policy.portion);
   const std::size_t portion_keys = portion_tiles * tile;
 
-  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes,
+  sort_scratch_state::ensure(q, s.counts, s.counts_bytes,
                              hist_groups * p.passes * kRadix * sizeof(cl_uint));
-  sort_scratch_state::ensure(ctx, s.bases, s.bases_bytes,
-                             (p.passes + 2) * kRadix * sizeof(cl_ulong));
-  const bool fresh_status = sort_scratch_state::ensure(ctx, s.status, s.status_bytes,
+  sort_scratch_state::ensure(q, s.bases, s.bases_bytes, (p.passes + 2) * kRadix * sizeof(cl_ulong));
+  const bool fresh_status = sort_scratch_state::ensure(q, s.status, s.status_bytes,
                                                        portion_tiles * kRadix * sizeof(cl_ulong));
 
   kernel histograms = prog.kernel("clforge_sort_histograms");
@@ -265,7 +277,7 @@ event run_chunked(const queue& q, const sort_plan& p, const program& prog, sort_
   const std::size_t chunk = (n + chunks - 1) / chunks;
   chunks = (n + chunk - 1) / chunk;
   const std::size_t radix = std::size_t(1) << p.digit_bits;
-  sort_scratch_state::ensure(ctx, s.counts, s.counts_bytes, chunks * radix * sizeof(cl_ulong));
+  sort_scratch_state::ensure(q, s.counts, s.counts_bytes, chunks * radix * sizeof(cl_ulong));
 
   kernel count = prog.kernel("clforge_sort_chunk_count");
   kernel offsets = prog.kernel("clforge_sort_chunk_offsets");
@@ -332,6 +344,12 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
 
   sort_scratch_state temporaries;
   sort_scratch_state* s = &temporaries;
+  // The call's own temporaries go back fenced by q, on every way out.
+  struct fence_on_exit {
+    sort_scratch_state& state;
+    const queue& q;
+    ~fence_on_exit() { state.release_after(q); }
+  } fence{temporaries, q};
   std::unique_lock<std::mutex> lock;
   if (options.scratch) {
     s = options.scratch->state().get();
@@ -341,9 +359,9 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
       s->context_identity = ctx.identity();
     }
   }
-  sort_scratch_state::ensure(ctx, s->alt_keys, s->alt_keys_bytes, n * key.bits / 8);
+  sort_scratch_state::ensure(q, s->alt_keys, s->alt_keys_bytes, n * key.bits / 8);
   if (p.value_size)
-    sort_scratch_state::ensure(ctx, s->alt_values, s->alt_values_bytes, n * value_size);
+    sort_scratch_state::ensure(q, s->alt_values, s->alt_values_bytes, n * value_size);
   buffers b{{&keys, s->alt_keys.get()}, {values, s->alt_values.get()}};
 
   order_point(q);
@@ -520,8 +538,8 @@ event sort_and_move(const queue& q, const radix_sort_state& st, const argument_l
                     std::size_t n, const std::vector<std::size_t>& sizes) {
   const bool wide = n > 0xffffffffu;
   const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
-  std::shared_ptr<cl::Buffer> keys = allocate(st.ctx, n * st.key.bits / 8);
-  std::shared_ptr<cl::Buffer> index = allocate(st.ctx, n * index_size);
+  const queue_temporary keys(q, n * st.key.bits / 8);
+  const queue_temporary index(q, n * index_size);
 
   order_point(q);
   q.launch(wide ? st.keys64 : st.keys32, ndrange(n), bound, cl_ulong(n), *keys, *index);
@@ -530,12 +548,12 @@ event sort_and_move(const queue& q, const radix_sort_state& st, const argument_l
   o.end_bit = st.key_bits;
   o.algorithm = st.algorithm;
   o.scratch = st.scratch;
-  radix_sort(q, st.who.c_str(), *keys, n, st.key, index.get(), index_size, o);
+  radix_sort(q, st.who.c_str(), *keys, n, st.key, &*index, index_size, o);
 
-  std::vector<std::shared_ptr<cl::Buffer>> moved;
-  for (std::size_t k : st.sorted) moved.push_back(allocate(st.ctx, n * sizes[k]));
+  std::vector<queue_temporary> moved;
+  for (std::size_t k : st.sorted) moved.emplace_back(q, n * sizes[k]);
   std::vector<cl::Buffer> targets;
-  for (const auto& buffer : moved) targets.push_back(*buffer);
+  for (const queue_temporary& buffer : moved) targets.push_back(*buffer);
   q.launch(wide ? st.permute64 : st.permute32, ndrange(n), bound, cl_ulong(n), *index, targets);
   order_point(q);
   event last;
