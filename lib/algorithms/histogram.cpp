@@ -116,7 +116,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   st->privatised =
       bins <= value(policy.max_local_bins) && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
   // 8 indices per work-item and round: their loads are in flight together, and a CPU computes
-  // their bins as one vector (measured on PoCL: bench/results/pocl-quiet-2026-11-24.md). GPUs:
+  // their bins as one vector (measured on PoCL: bench/results/pocl-2026-11-24.md). GPUs:
   // up to 8 copies of the counts where they fit half the local memory (fewer atomics on one
   // address).
   const std::size_t unroll = 8;
