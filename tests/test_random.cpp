@@ -95,8 +95,10 @@ TEST(Random, PhiloxKnownAnswersOnHostAndDevice) {
 TEST(Random, UniformMatchesTheDocumentedStreamAtEveryOffset) {
   const std::uint64_t seed = 0x0123456789abcdefull;
   for (std::size_t n : {0, 1, 2, 3, 5, 1023, 1024, 1025, 4097}) {
-    // (2^34 - 2801) / 4: blocks whose counter's low word wraps within one launch.
-    for (std::uint64_t offset : {0ull, 1ull, 3ull, 1ull << 33, (1ull << 34) - 2801}) {
+    // (2^34 - 2801) / 4 and (2^34 - 2800) / 4: blocks whose counter's low word wraps within
+    // one launch (the second aligned: on CPUs, inside one work-item's eight blocks).
+    for (std::uint64_t offset :
+         {0ull, 1ull, 3ull, 1ull << 33, (1ull << 34) - 2801, (1ull << 34) - 2800}) {
       cf::array<float> x(q(), n);
       cf::random::uniform(q(), x, seed, -2.0f, 3.0f, offset);
       auto h = x.to_host(q());
@@ -160,10 +162,13 @@ TEST(Random, IntegersExactAndInRange) {
 TEST(Random, NormalFollowsBoxMuller) {
   const std::size_t n = 4099;
   cf::array<float> x(q(), n);
-  cf::random::normal(q(), x, 42, 1.0f, 2.0f, 5);
-  auto h = x.to_host(q());
-  for (std::size_t i = 0; i < n; ++i)
-    ASSERT_NEAR(h[i], 1.0 + 2.0 * host_normal_float(42, i + 5), 2e-5 * (1 + std::fabs(h[i]))) << i;
+  for (std::uint64_t offset : {5, 0}) {  // partial blocks at the start, or none
+    cf::random::normal(q(), x, 42, 1.0f, 2.0f, offset);
+    auto h = x.to_host(q());
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_NEAR(h[i], 1.0 + 2.0 * host_normal_float(42, i + offset), 2e-5 * (1 + std::fabs(h[i])))
+          << i << " " << offset;
+  }
   EXPECT_THROW(cf::random::normal(q(), x, 42, 0.0f, -1.0f), cf::error);
 }
 

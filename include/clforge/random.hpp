@@ -155,21 +155,32 @@ event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std:
   // Whole groups of blocks, then the rest as one smaller group; launches of fewer than 2^31
   // blocks keep the kernel's 32-bit counter arithmetic exact.
   // The vector store needs the array's element `full0 * per_block - first` (the first of the
-  // whole blocks) at a multiple of per_block elements: true where `first` is.
-  const kernel k = block_generator<T, P>(q, d).kernel(
-      first % per_block == 0 ? "clforge_random_blocks" : "clforge_random_blocks_unaligned");
-  const std::uint64_t group = block_group_size(q, k);
-  for (std::uint64_t block = full0; block < full1;) {
-    const std::uint64_t left = std::min<std::uint64_t>(full1 - block, std::uint64_t{1} << 31);
-    const std::uint64_t whole = left / group * group;
-    for (const std::uint64_t count : {whole, left - whole}) {
+  // whole blocks) at a multiple of per_block elements: true where `first` is. CPUs take eight
+  // blocks per work-item there (clforge_random_blocks8, lib/array/random.cpp says why).
+  const bool aligned = first % per_block == 0;
+  const program& blocks = block_generator<T, P>(q, d);
+  const kernel k =
+      blocks.kernel(aligned ? "clforge_random_blocks" : "clforge_random_blocks_unaligned");
+  const bool by_eight = aligned && q.ctx().info().is_cpu();
+  std::uint64_t block = full0;
+  auto launch = [&](const kernel& each, std::uint64_t items, std::uint64_t blocks_per_item) {
+    const std::uint64_t group = block_group_size(q, each);
+    const std::uint64_t whole = items / group * group;
+    for (const std::uint64_t count : {whole, items - whole}) {
       if (count == 0) continue;
       if (last) order_point(q);  // the returned event then covers every launch
-      last = q.launch(k, ndrange(count).with_local(count == whole ? group : count), a,
+      last = q.launch(each, ndrange(count).with_local(count == whole ? group : count), a,
                       cl_ulong(block * per_block - first), cl_uint(block), cl_uint(block >> 32), k0,
                       k1, p0, p1);
-      block += count;
+      block += count * blocks_per_item;
     }
+  };
+  while (block < full1) {
+    const std::uint64_t left = std::min<std::uint64_t>(full1 - block, std::uint64_t{1} << 31);
+    if (by_eight && left >= 8)
+      launch(blocks.kernel("clforge_random_blocks8"), left / 8, 8);
+    else
+      launch(k, left, 1);
   }
   return last;
 }

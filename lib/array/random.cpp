@@ -128,9 +128,44 @@ std::string block_kernel_source(const std::string& type, const std::string& para
   for (int k = 0; k < per_block; ++k)
     scalar_stores += "  a[start + (ulong)i * " + std::to_string(per_block) + " + " +
                      std::to_string(k) + "] = v" + std::to_string(k) + ";\n";
+  // CPUs: eight blocks per work-item, their ten rounds on uint8 vectors (PoCL left the scalar
+  // rounds unvectorized), then each block's values and aligned store as above.
+  std::string blocks8 =
+      "#define CLFORGE_PHILOX_ROUND8(c0, c1, c2, c3, k0, k1)                  \\\n"
+      "  {                                                                  \\\n"
+      "    const ulong8 clforge_p0 = convert_ulong8(c0) * (ulong)0xD2511F53u; \\\n"
+      "    const ulong8 clforge_p1 = convert_ulong8(c2) * (ulong)0xCD9E8D57u; \\\n"
+      "    const uint8 clforge_n0 = convert_uint8(clforge_p1 >> 32) ^ (c1) ^ (k0); \\\n"
+      "    const uint8 clforge_n2 = convert_uint8(clforge_p0 >> 32) ^ (c3) ^ (k1); \\\n"
+      "    (c1) = convert_uint8(clforge_p1);                                \\\n"
+      "    (c3) = convert_uint8(clforge_p0);                                \\\n"
+      "    (c0) = clforge_n0;                                               \\\n"
+      "    (c2) = clforge_n2;                                               \\\n"
+      "  }\n"
+      "kernel void clforge_random_blocks8(global " +
+      type + "* a, ulong start, uint lo0, uint hi0, uint k0, uint k1, " + param_type + " p0, " +
+      param_type +
+      " p1) {\n"
+      "  const uint i = get_global_id(0);\n"
+      "  const uint8 lo = (uint8)(lo0 + i * 8u) + (uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u);\n"
+      "  const uint8 hi = (uint8)hi0 - as_uint8(lo < (uint8)lo0);  /* + 1 where lo wrapped */\n"
+      "  uint8 c0 = lo, c1 = hi, c2 = (uint8)0u, c3 = (uint8)0u;\n"
+      "  uint ka = k0, kb = k1;\n";
+  for (int round = 0; round < 10; ++round) {
+    blocks8 += "  CLFORGE_PHILOX_ROUND8(c0, c1, c2, c3, ka, kb)\n";
+    if (round < 9) blocks8 += "  CLFORGE_PHILOX_BUMP(ka, kb)\n";
+  }
+  for (int b = 0; b < 8; ++b) {
+    const std::string lane = ".s" + std::to_string(b);
+    blocks8 += "  {\n    const uint4 r = (uint4)(c0" + lane + ", c1" + lane + ", c2" + lane +
+               ", c3" + lane + ");\n" + block_values(type, is_floating, size, d) + "  ((global " +
+               vector + "*)(a + start))[(ulong)i * 8 + " + std::to_string(b) + "] = (" + vector +
+               ")(" + stored + ");\n  }\n";
+  }
+  blocks8 += "}\n";
   return kernel_text("clforge_random_blocks", "  ((global " + vector + "*)(a + start))[i] = (" +
                                                   vector + ")(" + stored + ");\n") +
-         kernel_text("clforge_random_blocks_unaligned", scalar_stores);
+         kernel_text("clforge_random_blocks_unaligned", scalar_stores) + blocks8;
 }
 
 std::size_t block_group_size(const queue& q, const kernel& k) {
