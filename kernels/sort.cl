@@ -8,6 +8,10 @@
 //                                   type of the values' size; values are moved as bits)
 //   CLFORGE_ONESWEEP                1: the onesweep kernels, 0: the chunked ones
 //   CLFORGE_GROUP, CLFORGE_ITEMS    onesweep tile: work-items per group, keys per work-item
+//   CLFORGE_RANKING                 onesweep ranking: 0 the count matrix; lane counts with the
+//                                   lanes of a digit found through local memory, in step by
+//                                   group barriers (1) or NVIDIA warp barriers (3); lane counts
+//                                   with NVIDIA's match.any.sync (2). 2 and 3: inline PTX.
 //   CLFORGE_KEY_SIZE, CLFORGE_VALUE_SIZE   sizeof of the two types (for #if)
 //
 // Keys are sorted by their "ordered bits": an unsigned integer whose order is the keys' order
@@ -43,6 +47,9 @@
 #endif
 #ifndef CLFORGE_ITEMS
 #define CLFORGE_ITEMS 16
+#endif
+#ifndef CLFORGE_RANKING
+#define CLFORGE_RANKING 0
 #endif
 
 #define CLFORGE_ADD(a, b) ((a) + (b))
@@ -155,8 +162,74 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
 #define CLFORGE_PADDED(i) ((i) + ((i) >> 5))
 #define CLFORGE_LOAD_BYTES (CLFORGE_PADDED(CLFORGE_TILE) * CLFORGE_KEY_SIZE)
 #define CLFORGE_MAX2(a, b) ((a) > (b) ? (a) : (b))
+#if CLFORGE_RANKING == 0
 #define CLFORGE_AREA_BYTES \
   CLFORGE_MAX2(CLFORGE_MAX2(CLFORGE_MATRIX_BYTES, CLFORGE_STAGE_BYTES), CLFORGE_LOAD_BYTES)
+#else
+// The lane groups' counts and peer masks, then the staged tile (keys are read straight into
+// registers).
+#define CLFORGE_AREA_BYTES \
+  CLFORGE_MAX2(2 * CLFORGE_LANE_GROUPS * CLFORGE_RADIX * 4, CLFORGE_STAGE_BYTES)
+#endif
+
+// Lane ranking (CLFORGE_RANKING 1, 2, 3): the group is cut into lanes of 32 work-items; each
+// lane keeps one count per digit. Key j of a work-item sits at tile position
+// lane_group * 32 * ITEMS + j * 32 + lane, so a lane group's keys in (j, lane) order are in tile
+// order, and ranking them step by step (all 32 lanes at step j together) is stable. The counts
+// take LANE_GROUPS x RADIX words instead of the matrix's RADIX x GROUP halves, so groups of 256
+// work-items fit, and many of them fit a multiprocessor.
+#define CLFORGE_LANES 32u
+#define CLFORGE_LANE_GROUPS (CLFORGE_GROUP / 32)
+
+#if CLFORGE_RANKING == 1 || CLFORGE_RANKING == 3
+#if CLFORGE_RANKING == 1
+// Orders one step's local memory accesses of a lane group: the whole group's barrier (any device;
+// every work-item of the group runs every step).
+#define CLFORGE_LANE_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+// The warp's own barrier, which also orders its local memory accesses (NVIDIA; a warp is a lane
+// group of 32 consecutive work-items).
+#define CLFORGE_LANE_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#endif
+// The lanes holding digit d at this step are found by setting their bits in peer_masks[d]; the
+// highest of them moves counts[d] on. `d` is RADIX for no key. Returns the keys of digit d in
+// this lane group before this one.
+static inline uint clforge_lane_rank(uint d, local uint* counts, local uint* peer_masks,
+                                     uint lane) {
+  if (d < CLFORGE_RADIX) atomic_or(&peer_masks[d], 1u << lane);
+  CLFORGE_LANE_SYNC();
+  const uint peers = d < CLFORGE_RADIX ? peer_masks[d] : 0u;
+  const uint before = d < CLFORGE_RADIX ? counts[d] : 0u;
+  CLFORGE_LANE_SYNC();
+  if (d < CLFORGE_RADIX && lane == 31u - clz(peers)) {
+    counts[d] = before + popcount(peers);
+    peer_masks[d] = 0;
+  }
+  CLFORGE_LANE_SYNC();
+  return before + popcount(peers & ((1u << lane) - 1u));
+}
+#elif CLFORGE_RANKING == 2
+// The same with the warp's match instruction (NVIDIA, Volta and later): match.any.sync finds the
+// lanes of equal digits, the highest of them moves the count on and shfl.sync hands the old count
+// to the others.
+static inline uint clforge_lane_rank(uint d, local uint* counts, local uint* peer_masks,
+                                     uint lane) {
+  uint peers, below, before = 0;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(peers) : "r"(d));
+  asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(below));
+  const uint leader = 31u - clz(peers);
+  if (lane == leader && d < CLFORGE_RADIX) {
+    before = counts[d];
+    counts[d] = before + popcount(peers);
+  }
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+               : "=r"(before)
+               : "r"(before), "r"(leader));
+  // The next step's leader may be another lane: order this update before its read.
+  asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+  return before + popcount(peers & below);
+}
+#endif
 
 // One pass over the keys [portion_start, portion_end). A group takes the next tile from an
 // atomic counter (so every tile it waits for was taken by a group that already runs: no
@@ -164,10 +237,12 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
 // back over the preceding tiles for where its run of each digit starts, and writes its keys
 // (and values) in digit order, so consecutive work-items write consecutive addresses.
 //
-// Ranking: every work-item holds ITEMS consecutive keys and counts their digits in its own
-// column of a RADIX x GROUP matrix of 16-bit counts (two digits per uint); an exclusive scan
-// of the matrix in (digit, work-item) order gives, for each key, the keys of smaller digits
-// plus the keys of its digit in earlier work-items. Adding the key's count within its work-item makes the rank stable.
+// Ranking with the matrix (CLFORGE_RANKING 0): every work-item holds ITEMS consecutive keys and
+// counts their digits in its own column of a RADIX x GROUP matrix of 16-bit counts (two digits
+// per uint); an exclusive scan of the matrix in (digit, work-item) order gives, for each key, the
+// keys of smaller digits plus the keys of its digit in earlier work-items. Adding the key's count
+// within its work-item makes the rank stable. With lane counts (1, 2, 3): the same scan runs over
+// (digit, lane group), and clforge_lane_rank gives the count within the lane group.
 //
 // Portions: the tile counter and statuses cover one portion; bases[bases_in_at + d] is where
 // the portion's keys of digit d start, and the portion's last tile writes the next portion's
@@ -193,7 +268,9 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   local ulong digit_offset[CLFORGE_RADIX];         // output position of tile position 0 of d
   local uint partial[2 * CLFORGE_GROUP];           // the group scan's two buffers
   local uint tile_slot;
+#if CLFORGE_RANKING == 0
   local uint* matrix = (local uint*)area;
+#endif
   local CLFORGE_KEY_T* stage_keys = (local CLFORGE_KEY_T*)area;
 #if CLFORGE_HAS_VALUES
   local CLFORGE_VALUE_T* stage_values =
@@ -208,21 +285,23 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   const uint tiles = (uint)((portion_end - portion_start + CLFORGE_TILE - 1) / CLFORGE_TILE);
   const ulong first = portion_start + (ulong)tile * CLFORGE_TILE;
   const uint valid = (uint)min((ulong)CLFORGE_TILE, portion_end - first);
+  uint rank[CLFORGE_ITEMS];  // digits are recomputed where needed: fewer registers
+  CLFORGE_KEY_T key[CLFORGE_ITEMS];
+#if CLFORGE_RANKING == 0
+  // Key j of a work-item sits at tile position lid * ITEMS + j.
   const uint mine = lid * CLFORGE_ITEMS;
-
+#define CLFORGE_POSITION(j) (mine + (j))
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     const uint k = j * CLFORGE_GROUP + lid;
     if (k < valid) stage_keys[CLFORGE_PADDED(k)] = keys_in[first + k];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  CLFORGE_KEY_T key[CLFORGE_ITEMS];
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
     if (mine + j < valid) key[j] = stage_keys[CLFORGE_PADDED(mine + j)];
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint r = 0; r < CLFORGE_ROWS; ++r) matrix[r * CLFORGE_STRIDE + lid] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  uint rank[CLFORGE_ITEMS];  // digits are recomputed where needed: fewer registers
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
     if (mine + j < valid) {
       const uint d = clforge_digit(key[j], descending, shift, mask);
@@ -235,7 +314,6 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Each work-item scans its rows (consecutive digits) over the work-items, both halves at once.
-  uint my_sum = 0;
   for (uint k = 0; k < CLFORGE_ROWS_PER_ITEM; ++k) {
     const uint r = lid * CLFORGE_ROWS_PER_ITEM + k;
     if (r >= CLFORGE_ROWS) break;
@@ -247,26 +325,57 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
     }
     tile_count[2 * r] = s & 0xffffu;
     tile_count[2 * r + 1] = s >> 16;
-    my_sum += (s & 0xffffu) + (s >> 16);
   }
+#define CLFORGE_KEYS_BEFORE_IN_TILE(d) \
+  ((matrix[((d) >> 1) * CLFORGE_STRIDE + lid] >> (((d) & 1u) * 16u)) & 0xffffu)
+#else
+  const uint lane = lid % CLFORGE_LANES, lane_group = lid / CLFORGE_LANES;
+#define CLFORGE_POSITION(j) \
+  (lane_group * (CLFORGE_LANES * CLFORGE_ITEMS) + (j) * CLFORGE_LANES + lane)
+  local uint* lane_counts = (local uint*)area;  // [lane group][digit]
+  local uint* peer_masks = lane_counts + CLFORGE_LANE_GROUPS * CLFORGE_RADIX;
+  for (uint k = lid; k < 2 * CLFORGE_LANE_GROUPS * CLFORGE_RADIX; k += CLFORGE_GROUP)
+    lane_counts[k] = 0;
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j)
+    if (CLFORGE_POSITION(j) < valid) key[j] = keys_in[first + CLFORGE_POSITION(j)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  local uint* my_counts = lane_counts + lane_group * CLFORGE_RADIX;
+  for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
+    const uint d = CLFORGE_POSITION(j) < valid ? clforge_digit(key[j], descending, shift, mask)
+                                               : CLFORGE_RADIX;
+    rank[j] = clforge_lane_rank(d, my_counts, peer_masks + lane_group * CLFORGE_RADIX, lane);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Per digit, an exclusive scan over the lane groups: the digit's keys in earlier lane groups.
+  for (uint d = lid; d < CLFORGE_RADIX; d += CLFORGE_GROUP) {
+    uint s = 0;
+    for (uint g = 0; g < CLFORGE_LANE_GROUPS; ++g) {
+      const uint c = lane_counts[g * CLFORGE_RADIX + d];
+      lane_counts[g * CLFORGE_RADIX + d] = s;
+      s += c;
+    }
+    tile_count[d] = s;
+  }
+#define CLFORGE_KEYS_BEFORE_IN_TILE(d) (my_counts[d])
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint my_sum = 0;  // keys in the tile of this work-item's DIGITS_PER_ITEM digits
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k)
+    my_sum += tile_count[lid * CLFORGE_DIGITS_PER_ITEM + k];
   // Exclusive scan of the work-items' digit sums: where each work-item's first digit starts.
   uint from;
   CLFORGE_GROUP_SCAN(uint, CLFORGE_ADD, CLFORGE_GROUP, partial, lid, my_sum, from);  // common.cl
   uint running = partial[from + lid] - my_sum;
-  for (uint k = 0; k < CLFORGE_ROWS_PER_ITEM; ++k) {
-    const uint r = lid * CLFORGE_ROWS_PER_ITEM + k;
-    if (r >= CLFORGE_ROWS) break;
-    digit_start[2 * r] = running;
-    running += tile_count[2 * r];
-    digit_start[2 * r + 1] = running;
-    running += tile_count[2 * r + 1];
+  for (uint k = 0; k < CLFORGE_DIGITS_PER_ITEM; ++k) {
+    const uint d = lid * CLFORGE_DIGITS_PER_ITEM + k;
+    digit_start[d] = running;
+    running += tile_count[d];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = 0; j < CLFORGE_ITEMS; ++j) {
-    if (mine + j < valid) {
+    if (CLFORGE_POSITION(j) < valid) {
       const uint d = clforge_digit(key[j], descending, shift, mask);
-      rank[j] += digit_start[d] +
-                 ((matrix[(d >> 1) * CLFORGE_STRIDE + lid] >> ((d & 1u) * 16u)) & 0xffffu);
+      rank[j] += digit_start[d] + CLFORGE_KEYS_BEFORE_IN_TILE(d);
     }
   }
 
@@ -313,10 +422,11 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
   barrier(CLK_LOCAL_MEM_FENCE);  // the matrix is read; the area now stages the sorted tile
 
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
-    if (mine + j < valid) stage_keys[rank[j]] = key[j];
+    if (CLFORGE_POSITION(j) < valid) stage_keys[rank[j]] = key[j];
 #if CLFORGE_HAS_VALUES
   for (uint j = 0; j < CLFORGE_ITEMS; ++j)
-    if (mine + j < valid) stage_values[rank[j]] = values_in[first + mine + j];
+    if (CLFORGE_POSITION(j) < valid)
+      stage_values[rank[j]] = values_in[first + CLFORGE_POSITION(j)];
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = lid; k < valid; k += CLFORGE_GROUP) {

@@ -99,18 +99,24 @@ const char* name_of(cf::sort_algorithm a) {
 }
 
 template <class K>
-void check_sort(std::size_t n, pattern how, cf::sort_algorithm alg, cf::order direction,
-                std::uint64_t seed = 1) {
+void check_sort_on(cf::queue& on, std::size_t n, pattern how, cf::sort_algorithm alg,
+                   cf::order direction, std::uint64_t seed = 1) {
   SCOPED_TRACE(
       testing::Message() << "n=" << n << " pattern=" << int(how) << " " << name_of(alg)
                          << (direction == cf::order::descending ? " descending" : " ascending"));
   std::vector<K> host = make_keys<K>(n, how, seed);
-  auto keys = cf::array<K>::from_host(q(), host);
+  auto keys = cf::array<K>::from_host(on, host);
   cf::sort_options o;
   o.algorithm = alg;
   o.direction = direction;
-  cf::sort(q(), keys, o);
-  EXPECT_TRUE(same_bits(keys.to_host(q()), reference(host, direction)));
+  cf::sort(on, keys, o);
+  EXPECT_TRUE(same_bits(keys.to_host(on), reference(host, direction)));
+}
+
+template <class K>
+void check_sort(std::size_t n, pattern how, cf::sort_algorithm alg, cf::order direction,
+                std::uint64_t seed = 1) {
+  check_sort_on<K>(q(), n, how, alg, direction, seed);
 }
 
 constexpr cf::sort_algorithm kAlgorithms[] = {cf::sort_algorithm::onesweep,
@@ -403,4 +409,60 @@ TEST(sort_by_key, onesweep_with_8_and_16_byte_values) {
     });
   }
   oq.finish();
+}
+
+// Onesweep's tile rankings: the count matrix, and lane counts (lane groups of 32 work-items; the
+// portable form of what NVIDIA devices do with match.any.sync, which runs there as well), with
+// one to eight lane groups per tile, partial tiles and partial lane groups.
+TEST(sort, onesweep_rankings_agree_with_stable_sort) {
+  const bool nvidia = ctx().info().vendor.find("NVIDIA") != std::string::npos;
+  struct shape {
+    const char* ranking;
+    std::size_t group, items;
+  };
+  std::vector<shape> shapes = {{"lanes", 256, 4}, {"lanes", 32, 12}, {"matrix", 64, 8}};
+  if (nvidia) {
+    shapes.push_back({"nv_match", 256, 16});
+    shapes.push_back({"nv_warp", 256, 16});
+    shapes.push_back({"nv_warp", 64, 12});
+  }
+  for (const shape& sh : shapes) {
+    SCOPED_TRACE(testing::Message() << sh.ranking << " " << sh.group << " x " << sh.items);
+    cf::context own = cf::context::create_default();
+    cf::tuning::set(own, "sort",
+                    std::string("path=onesweep,portion=4096,onesweep_value_bytes=16,ranking=") +
+                        sh.ranking + ",group=" + std::to_string(sh.group) +
+                        ",items=" + std::to_string(sh.items));
+    cf::queue oq(own);
+    const std::size_t tile = sh.group * sh.items;
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33), tile - 1,
+                          tile, tile + 1, 3 * tile + 7, std::size_t(100003)})
+      check_sort_on<std::uint32_t>(oq, n, pattern::random, cf::sort_algorithm::onesweep,
+                                   cf::order::ascending, n);
+    for (pattern how : {pattern::few_distinct, pattern::all_equal, pattern::reversed}) {
+      check_sort_on<std::uint8_t>(oq, 5000, how, cf::sort_algorithm::onesweep,
+                                  cf::order::descending);
+      check_sort_on<std::int64_t>(oq, 5000, how, cf::sort_algorithm::onesweep,
+                                  cf::order::ascending);
+    }
+    check_sort_on<float>(oq, 5000, pattern::specials, cf::sort_algorithm::onesweep,
+                         cf::order::ascending);
+    // Stability: few distinct keys, values that record the input order.
+    for (std::size_t n : {tile - 1, 5 * tile + 3}) {
+      check_onesweep_values<cl_uint>(oq, n, [](std::size_t i) { return cl_uint(i); });
+      check_onesweep_values<wide_value>(oq, n, [](std::size_t i) {
+        return wide_value{std::uint64_t(i), ~std::uint64_t(i)};
+      });
+    }
+    oq.finish();
+  }
+  if (!nvidia) {
+    cf::context own = cf::context::create_default();
+    cf::tuning::set(own, "sort", "path=onesweep,ranking=nv_warp");
+    cf::queue oq(own);
+    auto keys = cf::array<cl_uint>::from_host(oq, std::vector<cl_uint>(100, 7));
+    EXPECT_TRUE(clforge_test::contains_all(
+        clforge_test::error_message([&] { cf::sort(oq, keys); }),
+        {"nv_match and nv_warp need an NVIDIA device", "ranking=lanes"}));
+  }
 }

@@ -195,9 +195,12 @@ TEST(tuning, sort_takes_its_policy_from_the_tuning) {
   }
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "itemz=4"),
                        {"\"itemz=4\" is not a sort setting", "path (onesweep|chunked)",
-                        "items (8|16|24|32|48|64)", "chunks_per_cu (1|4|8|16)", "min_chunk"});
-  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "items=12"),
-                       {"sort items takes 8|16|24|32|48|64, not \"12\""});
+                        "items (4|8|12|16|20|24|32|40|48|64)", "chunks_per_cu (1|4|8|16)",
+                        "min_chunk", "ranking (matrix|lanes|nv_match|nv_warp)"});
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "items=10"),
+                       {"sort items takes 4|8|12|16|20|24|32|40|48|64, not \"10\""});
+  EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "ranking=match"),
+                       {"sort ranking takes matrix|lanes|nv_match|nv_warp"});
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "sort", "path=bitonic"),
                        {"sort path takes onesweep|chunked"});
   {

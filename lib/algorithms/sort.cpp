@@ -5,6 +5,7 @@
 #include "clforge/algorithms/sort.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <string>
 
@@ -27,14 +28,21 @@ constexpr unsigned kRadix = 256;
 constexpr unsigned kDigitBits = 8;
 constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile status word
 
-std::size_t onesweep_local_bytes(std::size_t group, std::size_t items, std::size_t key_size,
-                                 std::size_t value_size) {
-  const std::size_t matrix = kRadix * (group + 1) * 2;
+std::size_t onesweep_local_bytes(const sort_policy& policy, std::size_t group, std::size_t items,
+                                 std::size_t key_size, std::size_t value_size) {
   const std::size_t tile = group * items;
-  // The sorted tile with its values, or the tile's keys as read in (one padding key per 32).
-  const std::size_t stage = std::max(tile * (key_size + value_size), (tile + tile / 32) * key_size);
+  const std::size_t sorted_tile = tile * (key_size + value_size);
+  std::size_t area = 0;
+  if (policy.ranking == sort_ranking::matrix) {
+    const std::size_t matrix = kRadix * (group + 1) * 2;
+    // The sorted tile with its values, or the tile's keys as read in (one padding key per 32).
+    area = std::max({matrix, sorted_tile, (tile + tile / 32) * key_size});
+  } else {
+    // Counts and peer masks of every lane group of 32 work-items, or the sorted tile.
+    area = std::max((group + 31) / 32 * kRadix * 4 * 2, sorted_tile);
+  }
   // The kernel's area is an array of ulong2 (16-byte aligned for 16-byte values).
-  return (std::max(matrix, stage) + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
+  return (area + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
 }
 
 // Pooled buffers for commands on q. They go back with memory_pool::release_after (fenced by
@@ -157,6 +165,7 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
     define("CLFORGE_ONESWEEP", "1");
     define("CLFORGE_GROUP", std::to_string(p.group));
     define("CLFORGE_ITEMS", std::to_string(p.items));
+    define("CLFORGE_RANKING", std::to_string(int(p.policy.ranking)));
   } else {
     define("CLFORGE_ONESWEEP", "0");
     define("CLFORGE_CHUNK_RADIX", std::to_string(1u << p.digit_bits));
@@ -172,21 +181,33 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
 // chose onesweep: the chunked path runs instead); an error where the caller asked for onesweep.
 bool fit_onesweep_tile(const device_info& info, sort_plan& p, bool required) {
   p.group = std::min<std::size_t>(p.policy.group, kRadix);
+  // Smaller groups on devices that take fewer work-items (lane groups stay 32 work-items).
+  while (p.group > info.max_work_group_size && p.group > 32) p.group /= 2;
   p.items = p.policy.items;
   const std::size_t value_size = p.value_size;
-  if (!required &&
-      (p.group > info.max_work_group_size ||
-       onesweep_local_bytes(p.group, 1, p.key.bits / 8, value_size) > info.local_mem_bytes))
+  std::string vendor = info.vendor;
+  std::transform(vendor.begin(), vendor.end(), vendor.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  const bool nv_ranking =
+      p.policy.ranking == sort_ranking::nv_match || p.policy.ranking == sort_ranking::nv_warp;
+  if (nv_ranking && vendor.find("nvidia") == std::string::npos)
+    throw error(std::string(p.who) + ": the sort rankings nv_match and nv_warp need an NVIDIA " +
+                "device, " + info.name + " is from " + info.vendor +
+                " (use ranking=lanes or matrix)");
+  if (!required && (p.group > info.max_work_group_size ||
+                    onesweep_local_bytes(p.policy, p.group, 1, p.key.bits / 8, value_size) >
+                        info.local_mem_bytes))
     return false;
   if (p.group > info.max_work_group_size)
     throw error(std::string(p.who) + ": onesweep needs work-groups of " + std::to_string(p.group) +
                 " work-items, " + info.name + " allows " +
                 std::to_string(info.max_work_group_size) + " (use sort_algorithm::chunked)");
-  while (onesweep_local_bytes(p.group, p.items, p.key.bits / 8, value_size) >
+  while (onesweep_local_bytes(p.policy, p.group, p.items, p.key.bits / 8, value_size) >
              info.local_mem_bytes &&
          p.items > 1)
-    p.items /= 2;
-  const std::size_t need = onesweep_local_bytes(p.group, p.items, p.key.bits / 8, value_size);
+    p.items = p.items > 8 ? p.items - 8 : p.items / 2;  // wide values: 24 keys -> 16, not 12
+  const std::size_t need =
+      onesweep_local_bytes(p.policy, p.group, p.items, p.key.bits / 8, value_size);
   if (need > info.local_mem_bytes)
     throw error(std::string(p.who) + ": onesweep needs " + std::to_string(need) +
                 " bytes of local memory, " + info.name + " has " +
@@ -340,7 +361,18 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     p.path = sort_path::chunked;
   p.digit_bits = p.path == sort_path::onesweep ? kDigitBits : unsigned(p.policy.chunk_digit_bits);
   p.passes = (p.end_bit - p.begin_bit + p.digit_bits - 1) / p.digit_bits;
-  const program prog = build_sort_program(ctx, p);
+  program prog;
+  try {
+    prog = build_sort_program(ctx, p);
+  } catch (const error&) {
+    // NVIDIA GPUs before Volta have neither the match instruction nor warp barriers: they rank
+    // with group barriers.
+    if (p.path != sort_path::onesweep ||
+        (p.policy.ranking != sort_ranking::nv_match && p.policy.ranking != sort_ranking::nv_warp))
+      throw;
+    p.policy.ranking = sort_ranking::lanes;
+    prog = build_sort_program(ctx, p);
+  }
 
   sort_scratch_state temporaries;
   sort_scratch_state* s = &temporaries;

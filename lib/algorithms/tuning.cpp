@@ -183,12 +183,18 @@ key<Policy> one_of(const char* name, const char* takes, std::size_t Policy::*fie
 
 constexpr std::pair<const char*, sort_path> kSortPaths[] = {{"onesweep", sort_path::onesweep},
                                                             {"chunked", sort_path::chunked}};
+constexpr std::pair<const char*, sort_ranking> kSortRankings[] = {
+    {"matrix", sort_ranking::matrix},
+    {"lanes", sort_ranking::lanes},
+    {"nv_match", sort_ranking::nv_match},
+    {"nv_warp", sort_ranking::nv_warp}};
 
 const std::vector<key<sort_policy>>& sort_keys() {
   static const std::vector<key<sort_policy>> keys = {
       choice("path", "onesweep|chunked", &sort_policy::path, kSortPaths),
       one_of("group", "32|64|128|256", &sort_policy::group, {32, 64, 128, 256}),
-      one_of("items", "8|16|24|32|48|64", &sort_policy::items, {8, 16, 24, 32, 48, 64}),
+      one_of("items", "4|8|12|16|20|24|32|40|48|64", &sort_policy::items,
+             {4, 8, 12, 16, 20, 24, 32, 40, 48, 64}),
       one_of("portion", "4096|16384|32768", &sort_policy::portion, {4096, 16384, 32768}),
       one_of("hist_group", "64|256|1024", &sort_policy::hist_group, {64, 256, 1024}),
       one_of("hist_groups_per_cu", "1|4|16", &sort_policy::hist_groups_per_cu, {1, 4, 16}),
@@ -198,6 +204,7 @@ const std::vector<key<sort_policy>>& sort_keys() {
       one_of("min_chunk", "4096|16384|65536", &sort_policy::min_chunk, {4096, 16384, 65536}),
       one_of("chunk_digit_bits", "4|6|8|10|11|12", &sort_policy::chunk_digit_bits,
              {4, 6, 8, 10, 11, 12}),
+      choice("ranking", "matrix|lanes|nv_match|nv_warp", &sort_policy::ranking, kSortRankings),
   };
   return keys;
 }

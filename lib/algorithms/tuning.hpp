@@ -65,16 +65,24 @@ struct polygon_policy {
 };
 
 enum class sort_path { onesweep, chunked };
+/// How a onesweep tile ranks its keys (kernels/sort.cl): a count matrix of 16-bit counts per
+/// work-item and digit; or counts per lane group of 32 work-items, the lanes of equal digits
+/// found through local memory in step by group barriers (lanes, any device) or by NVIDIA warp
+/// barriers (nv_warp), or found by NVIDIA's match.any.sync (nv_match). The values are
+/// CLFORGE_RANKING.
+enum class sort_ranking { matrix, lanes, nv_match, nv_warp };
 
 /// Radix sort (lib/algorithms/sort.cpp). Each size field takes one of the values its tuning key
 /// lists (tuning.cpp: the search space). Fields a path does not use are still set, so either
 /// path can be forced on any device (sort_options::algorithm, or the key "path").
 struct sort_policy {
   sort_path path = sort_path::chunked;
-  // onesweep: work-items per tile (the rank matrix takes 256 x (group + 1) x 2 bytes of local
-  // memory) and keys per work-item (halved at run time until the tile fits local memory; a
-  // tile holds at most 256 x 64 keys, within its 16-bit counts); tiles per launch (bounds the tile
-  // states, 256 x 8 bytes per tile); the up-front digit count's group and groups per compute unit.
+  // onesweep: work-items per tile (halved at run time down to the device's work-group limit; the
+  // rank matrix takes 256 x (group + 1) x 2 bytes of local memory, lane counts 2 KB per 32
+  // work-items) and keys per work-item (lowered at run time until the tile fits local memory; a
+  // matrix tile holds at most 256 x 64 keys, within its 16-bit counts); tiles per launch (bounds
+  // the tile states, 256 x 8 bytes per tile); the up-front digit count's group and groups per
+  // compute unit.
   std::size_t group = 64;
   std::size_t items = 16;
   std::size_t portion = 32768;
@@ -88,6 +96,8 @@ struct sort_policy {
   std::size_t chunks_per_cu = 8;
   std::size_t min_chunk = 16384;
   std::size_t chunk_digit_bits = 8;
+  // onesweep's ranking; lanes and nv_match cut the group into lane groups of 32 work-items.
+  sort_ranking ranking = sort_ranking::matrix;
 };
 
 /// The policies of one table.

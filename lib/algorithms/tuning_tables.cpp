@@ -33,11 +33,13 @@ constexpr policy_table kNvidia{
     scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped_vector, false,
                 0, 1024, 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
-    // sort: onesweep, 2^28 uint32 keys on the H100 (2026-11-23, sort-tiles.md in its
-    // results): the chunked path 561 ms; onesweep tiles of 64 work-items x 16 / 32 / 48 / 64
-    // keys 46.7 / 24.8 / 19.7 / 16.7 ms (32 x 32: 78.0, 32 x 64: 34.5). test_sort passed there
-    // with 8- and 16-byte values on the onesweep path.
-    sort_policy{sort_path::onesweep, 64, 64, 32768, 256, 4, 16, 8, 16384},
+    // sort: onesweep, 2^28 uint32 keys on the H100 (2026-11-25, sort-rankings.md in its
+    // results): the count matrix at its best (64 x 64) 15.7 ms; lane counts in step by warp
+    // barriers, 256 work-items x 16 / 24 / 32 / 40 keys 9.2 / 8.9 / 7.8 / 7.2 ms (128 x 48:
+    // 8.1; group barriers 256 x 24: 9.1; match.any 256 x 16: 11.6). 40 keys is the most that
+    // fits 48 KB of local memory; key-value pairs fit 16.
+    sort_policy{sort_path::onesweep, 256, 40, 32768, 256, 4, 16, 8, 16384, 8,
+                sort_ranking::nv_warp},
 };
 
 // A deliberately plain GPU table: no vectorized forms, two-launch reductions, the look-back
@@ -52,8 +54,9 @@ constexpr policy_table kGeneric{
                 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
     // sort: onesweep (the chunked path runs one work-item per chunk, which leaves a GPU
-    // mostly idle); where its tile does not fit the device, the chunked path runs.
-    sort_policy{sort_path::onesweep, 64, 16, 32768, 256, 4, 16, 8, 16384},
+    // mostly idle) with the portable lane ranking; where its tile does not fit the device, the
+    // chunked path runs.
+    sort_policy{sort_path::onesweep, 256, 16, 32768, 256, 4, 16, 8, 16384, 8, sort_ranking::lanes},
 };
 
 // CPU devices (PoCL). Measured with `clforge-bench --quick` on PoCL (bench/results/pthread-*):
