@@ -21,6 +21,7 @@
 
 #include "expect_error.hpp"
 #include "tuner/policy_hooks.hpp"
+#include "tuner/search.hpp"
 #include "tuner/tuning_store.hpp"
 
 namespace cf = clforge;
@@ -198,6 +199,19 @@ TEST(tuner, constraints_and_bad_spaces) {
   EXPECT_CLFORGE_ERROR(cf::tuner::tune(queue(), bad, quick()), {"check function"});
   EXPECT_CLFORGE_ERROR(cf::tuner::tune_template(queue(), "sort", 100, quick()),
                        {"no template \"sort\"", "saxpy, sum, scan, polygon"});
+}
+
+// Every value a built-in search space tries is one its policy takes: a value the policy dropped
+// would only show as failed candidates in clforge-tune's progress.
+TEST(tuner, built_in_spaces_try_only_settings_their_policies_take) {
+  cf::context own(ctx().device());
+  const auto settings = cf::detail::builtin_space_settings();
+  EXPECT_GT(settings.size(), 20u);
+  for (const auto& [primitive, setting] : settings) {
+    SCOPED_TRACE(primitive + ": " + setting);
+    EXPECT_EQ(clforge_test::error_message([&] { cf::tuning::set(own, primitive, setting); }),
+              "(no error)");
+  }
 }
 
 TEST(tuner, a_stored_result_is_used_by_the_templates_unless_switched_off) {

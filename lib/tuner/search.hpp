@@ -38,4 +38,8 @@ struct search_space {
 tuner::result search(const queue& q, const search_space& space, const tuner::point& baseline,
                      const trial_factory& make, const tuner::options& opt);
 
+/// Every (policy, "key=value") the built-in templates' search spaces can try, so that tests can
+/// check each is a setting its policy takes.
+std::vector<std::pair<std::string, std::string>> builtin_space_settings();
+
 }  // namespace clforge::detail

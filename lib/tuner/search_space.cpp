@@ -93,7 +93,7 @@ const std::vector<template_space>& template_spaces() {
        {{"algorithm", {"lookback", "reduce_then_scan"}},
         {"group", {"256", "64", "128"}},
         {"item_bytes", {"128", "64"}},
-        {"layout", {"striped", "striped_vector", "blocked"}},
+        {"layout", {"striped", "striped_vector"}},
         {"registers", {"1", "0"}},
         {"chunks_per_cu", {"32", "8", "16", "64"}},
         {"granularity", {"1024", "256", "4096"}},
@@ -323,6 +323,14 @@ class polygon_trial : public tuning_trial {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> builtin_space_settings() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const template_space& s : template_spaces())
+    for (const tuner::parameter& p : s.parameters)
+      for (const std::string& v : p.values) out.emplace_back(s.primitive, p.name + "=" + v);
+  return out;
+}
 
 }  // namespace clforge::detail
 
