@@ -172,8 +172,8 @@ kernel void clforge_sort_digit_bases(global const uint* group_counts, uint group
   CLFORGE_MAX2(2 * CLFORGE_LANE_GROUPS * CLFORGE_RADIX * 4, CLFORGE_STAGE_BYTES)
 #endif
 
-// Lane ranking (CLFORGE_RANKING 1, 2, 3): the group is cut into lanes of 32 work-items; each
-// lane keeps one count per digit. Key j of a work-item sits at tile position
+// Lane ranking (CLFORGE_RANKING 1, 2, 3): the group is cut into lane groups of 32 work-items;
+// each lane group keeps one count per digit. Key j of a work-item sits at tile position
 // lane_group * 32 * ITEMS + j * 32 + lane, so a lane group's keys in (j, lane) order are in tile
 // order, and ranking them step by step (all 32 lanes at step j together) is stable. The counts
 // take LANE_GROUPS x RADIX words instead of the matrix's RADIX x GROUP halves, so groups of 256
