@@ -21,11 +21,12 @@
 //
 // Two algorithms:
 //   onesweep (GPUs; Adinets & Merrill, "Onesweep", 2022): clforge_sort_histograms counts every
-//     pass's digits at once (one read of the keys), clforge_sort_digit_bases turns the counts
-//     into each digit's first output position, then one clforge_sort_onesweep launch per pass
-//     (and per portion of the keys) ranks a tile of keys in local memory and finds where the
-//     tile's run of each digit goes by decoupled look-back over the preceding tiles' digit
-//     counts: each key is read once and written once per pass.
+//     pass's digits at once (one read of the keys), clforge_sort_digit_partials and
+//     clforge_sort_digit_bases turn the counts into each digit's first output position, then
+//     one clforge_sort_onesweep launch per pass (and per portion of the keys) ranks a tile of
+//     keys in local memory and finds where the tile's run of each digit goes by decoupled
+//     look-back over the preceding tiles' digit counts: each key is read once and written once
+//     per pass.
 //   chunked (CPUs): one work-item per contiguous chunk; per pass clforge_sort_chunk_count
 //     (a private histogram per chunk), clforge_sort_chunk_offsets (exclusive scan of the
 //     (digit, chunk) table) and clforge_sort_chunk_scatter.
@@ -109,27 +110,42 @@ kernel void clforge_sort_histograms(global const CLFORGE_KEY_T* keys, ulong n, u
   for (uint k = lid; k < passes * CLFORGE_RADIX; k += lsize) mine[k] = counts[k];
 }
 
-// One group of RADIX work-items: bases[p * RADIX + d] = how many keys have a digit below d in
+// The groups' counts summed in slices, many groups at once (one group summing them all waits on
+// its loads one after the other): group p * SLICES + s writes, for every digit d, the counts of
+// pass p over the groups g = s (mod SLICES) to bases[partials_at + (p * SLICES + s) * RADIX + d].
+#define CLFORGE_DIGIT_SLICES 32
+__attribute__((reqd_work_group_size(CLFORGE_RADIX, 1, 1)))
+kernel void clforge_sort_digit_partials(global const uint* group_counts, uint groups, uint passes,
+                                        global ulong* bases, uint partials_at) {
+  const uint d = get_local_id(0);
+  const uint p = get_group_id(0) / CLFORGE_DIGIT_SLICES;
+  const uint slice = get_group_id(0) % CLFORGE_DIGIT_SLICES;
+  ulong sum = 0;
+  // Unrolled, so that several loads are in flight together.
+#pragma unroll 4
+  for (uint g = slice; g < groups; g += CLFORGE_DIGIT_SLICES)
+    sum += group_counts[((ulong)g * passes + p) * CLFORGE_RADIX + d];
+  bases[partials_at + ((ulong)p * CLFORGE_DIGIT_SLICES + slice) * CLFORGE_RADIX + d] = sum;
+}
+
+// Group p of RADIX work-items: bases[p * RADIX + d] = how many keys have a digit below d in
 // pass p (where the keys of digit d start in that pass's output).
 __attribute__((reqd_work_group_size(CLFORGE_RADIX, 1, 1)))
-kernel void clforge_sort_digit_bases(global const uint* group_counts, uint groups, uint passes,
-                                     global ulong* bases) {
+kernel void clforge_sort_digit_bases(global ulong* bases, uint partials_at) {
   local ulong sums[CLFORGE_RADIX];
-  const uint d = get_local_id(0);
-  for (uint p = 0; p < passes; ++p) {
-    ulong s = 0;
-    for (uint g = 0; g < groups; ++g) s += group_counts[((ulong)g * passes + p) * CLFORGE_RADIX + d];
-    sums[d] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (d == 0) {
-      ulong running = 0;
-      for (uint k = 0; k < CLFORGE_RADIX; ++k) {
-        const ulong c = sums[k];
-        bases[p * CLFORGE_RADIX + k] = running;
-        running += c;
-      }
+  const uint d = get_local_id(0), p = get_group_id(0);
+  ulong s = 0;
+  for (uint k = 0; k < CLFORGE_DIGIT_SLICES; ++k)
+    s += bases[partials_at + ((ulong)p * CLFORGE_DIGIT_SLICES + k) * CLFORGE_RADIX + d];
+  sums[d] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (d == 0) {
+    ulong running = 0;
+    for (uint k = 0; k < CLFORGE_RADIX; ++k) {
+      const ulong c = sums[k];
+      bases[p * CLFORGE_RADIX + k] = running;
+      running += c;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 

@@ -26,6 +26,7 @@ namespace {
 
 constexpr unsigned kRadix = 256;
 constexpr unsigned kDigitBits = 8;
+constexpr std::size_t kDigitSlices = 32;             // CLFORGE_DIGIT_SLICES in kernels/sort.cl
 constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile status word
 
 std::size_t onesweep_local_bytes(const sort_policy& policy, std::size_t group, std::size_t items,
@@ -226,7 +227,10 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
   const device_info& info = ctx.info();
   const std::size_t n = p.n;
   const std::size_t tile = p.group * p.items;
-  const std::size_t hist_group = std::min(p.policy.hist_group, info.max_work_group_size);
+  kernel histograms = prog.kernel("clforge_sort_histograms");
+  // The kernel's own limit can be below the device's (registers).
+  const std::size_t hist_group =
+      std::min({p.policy.hist_group, info.max_work_group_size, histograms.work_group_size()});
   const std::size_t max_groups =
       p.policy.hist_groups_per_cu * std::max<std::size_t>(1, info.compute_units);
   std::size_t hist_groups = std::clamp<std::size_t>(n / (hist_group * 16), 1, max_groups);
@@ -239,11 +243,15 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
 
   sort_scratch_state::ensure(q, s.counts, s.counts_bytes,
                              hist_groups * p.passes * kRadix * sizeof(cl_uint));
-  sort_scratch_state::ensure(q, s.bases, s.bases_bytes, (p.passes + 2) * kRadix * sizeof(cl_ulong));
+  // bases: per pass the digits' first positions, two sets for the portions, then the partial
+  // sums of the groups' counts (clforge_sort_digit_partials).
+  const std::size_t partials_at = (p.passes + 2) * kRadix;
+  sort_scratch_state::ensure(q, s.bases, s.bases_bytes,
+                             (partials_at + p.passes * kDigitSlices * kRadix) * sizeof(cl_ulong));
   const bool fresh_status = sort_scratch_state::ensure(q, s.status, s.status_bytes,
                                                        portion_tiles * kRadix * sizeof(cl_ulong));
 
-  kernel histograms = prog.kernel("clforge_sort_histograms");
+  kernel digit_partials = prog.kernel("clforge_sort_digit_partials");
   kernel digit_bases = prog.kernel("clforge_sort_digit_bases");
   kernel onesweep = prog.kernel("clforge_sort_onesweep");
 
@@ -251,8 +259,12 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
                         b.keys[0][0], cl_ulong(n), cl_ulong(chunk), cl_uint(p.descending),
                         cl_uint(p.begin_bit), cl_uint(p.end_bit), *s.counts);
   order_point(q);
-  last = q.launch(digit_bases, ndrange(kRadix).with_local(kRadix), *s.counts, cl_uint(hist_groups),
-                  cl_uint(p.passes), *s.bases);
+  last =
+      q.launch(digit_partials, ndrange(p.passes * kDigitSlices * kRadix).with_local(kRadix),
+               *s.counts, cl_uint(hist_groups), cl_uint(p.passes), *s.bases, cl_uint(partials_at));
+  order_point(q);
+  last = q.launch(digit_bases, ndrange(p.passes * kRadix).with_local(kRadix), *s.bases,
+                  cl_uint(partials_at));
   order_point(q);
   bool fresh = fresh_status;
   int from = 0;

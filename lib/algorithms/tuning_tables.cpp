@@ -37,8 +37,9 @@ constexpr policy_table kNvidia{
     // results): the count matrix at its best (64 x 64) 15.7 ms; lane counts in step by warp
     // barriers, 256 work-items x 16 / 24 / 32 / 40 keys 9.2 / 8.9 / 7.8 / 7.2 ms (128 x 48:
     // 8.1; group barriers 256 x 24: 9.1; match.any 256 x 16: 11.6). 40 keys is the most that
-    // fits 48 KB of local memory; key-value pairs fit 16.
-    sort_policy{sort_path::onesweep, 256, 40, 32768, 256, 4, 16, 8, 16384, 8,
+    // fits 48 KB of local memory; key-value pairs fit 16. The up-front digit count with 16
+    // groups per compute unit: 6.86 ms against 7.17 with 4 (sort-rankings.md, call 16).
+    sort_policy{sort_path::onesweep, 256, 40, 32768, 256, 16, 16, 8, 16384, 8,
                 sort_ranking::nv_warp},
 };
 
