@@ -86,25 +86,41 @@ static inline uint clforge_digit(CLFORGE_KEY_T k, uint descending, uint shift, u
 // ---- onesweep -------------------------------------------------------------------------------
 
 // Group g counts the digits of keys [g * chunk, (g + 1) * chunk) for every pass:
-// group_counts[(g * passes + p) * RADIX + d]. Pass p uses bits [begin_bit + 8p, end_bit).
+// group_counts[(g * passes + p) * RADIX + d]. Pass p uses bits [begin_bit + 8p, end_bit). chunk
+// is a multiple of 4 (the host rounds it), so each work-item reads four keys at once.
 kernel void clforge_sort_histograms(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,
                                     uint descending, uint begin_bit, uint end_bit,
                                     global uint* group_counts) {
   local uint counts[CLFORGE_MAX_PASSES * CLFORGE_RADIX];
   const uint lid = get_local_id(0), lsize = get_local_size(0);
   const uint passes = (end_bit - begin_bit + CLFORGE_RADIX_BITS - 1) / CLFORGE_RADIX_BITS;
+  uint shift[CLFORGE_MAX_PASSES], digit_mask[CLFORGE_MAX_PASSES];
+#pragma unroll
+  for (uint p = 0; p < CLFORGE_MAX_PASSES; ++p) {
+    shift[p] = begin_bit + p * CLFORGE_RADIX_BITS;
+    const uint bits = p < passes ? min((uint)CLFORGE_RADIX_BITS, end_bit - shift[p]) : 0u;
+    digit_mask[p] = (1u << bits) - 1u;
+  }
   for (uint k = lid; k < passes * CLFORGE_RADIX; k += lsize) counts[k] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+#define CLFORGE_COUNT_DIGITS(key)                                                         \
+  do {                                                                                    \
+    const CLFORGE_UKEY_T u = clforge_ordered(key, descending);                            \
+    for (uint p = 0; p < CLFORGE_MAX_PASSES; ++p)                                         \
+      if (p < passes)                                                                     \
+        atomic_inc(&counts[p * CLFORGE_RADIX + ((uint)(u >> shift[p]) & digit_mask[p])]); \
+  } while (0)
   const ulong start = get_group_id(0) * chunk;
   const ulong end = min(n, start + chunk);
-  for (ulong i = start + lid; i < end; i += lsize) {
-    const CLFORGE_UKEY_T u = clforge_ordered(keys[i], descending);
-    for (uint p = 0; p < passes; ++p) {
-      const uint shift = begin_bit + p * CLFORGE_RADIX_BITS;
-      const uint bits = min((uint)CLFORGE_RADIX_BITS, end_bit - shift);
-      atomic_inc(&counts[p * CLFORGE_RADIX + ((uint)(u >> shift) & ((1u << bits) - 1u))]);
-    }
+  const ulong quads = (end - start) / 4;
+  for (ulong q = lid; q < quads; q += lsize) {
+    const CLFORGE_VECTOR(CLFORGE_KEY_T, 4) k = vload4(q, keys + start);
+    CLFORGE_COUNT_DIGITS(k.s0);
+    CLFORGE_COUNT_DIGITS(k.s1);
+    CLFORGE_COUNT_DIGITS(k.s2);
+    CLFORGE_COUNT_DIGITS(k.s3);
   }
+  for (ulong i = start + quads * 4 + lid; i < end; i += lsize) CLFORGE_COUNT_DIGITS(keys[i]);
   barrier(CLK_LOCAL_MEM_FENCE);
   global uint* mine = group_counts + (ulong)get_group_id(0) * passes * CLFORGE_RADIX;
   for (uint k = lid; k < passes * CLFORGE_RADIX; k += lsize) mine[k] = counts[k];

@@ -234,7 +234,8 @@ event run_onesweep(const queue& q, const sort_plan& p, const program& prog, sort
   const std::size_t max_groups =
       p.policy.hist_groups_per_cu * std::max<std::size_t>(1, info.compute_units);
   std::size_t hist_groups = std::clamp<std::size_t>(n / (hist_group * 16), 1, max_groups);
-  const std::size_t chunk = (n + hist_groups - 1) / hist_groups;
+  // A multiple of 4: the histogram kernel reads four keys at once.
+  const std::size_t chunk = ((n + hist_groups - 1) / hist_groups + 3) / 4 * 4;
   hist_groups = (n + chunk - 1) / chunk;
 
   const std::size_t total_tiles = (n + tile - 1) / tile;
