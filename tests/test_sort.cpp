@@ -411,9 +411,9 @@ TEST(sort_by_key, onesweep_with_8_and_16_byte_values) {
   oq.finish();
 }
 
-// Onesweep's tile rankings: the count matrix, and lane counts (lane groups of 32 work-items; the
-// portable form of what NVIDIA devices do with match.any.sync, which runs there as well), with
-// one to eight lane groups per tile, partial tiles and partial lane groups.
+// Onesweep's tile rankings: the count matrix, and lane counts (lane groups of 32 work-items) in
+// their portable form; on NVIDIA devices also the warp-barrier and match.any.sync forms. One to
+// eight lane groups per tile, partial tiles and partial lane groups.
 TEST(sort, onesweep_rankings_agree_with_stable_sort) {
   const bool nvidia = ctx().info().vendor.find("NVIDIA") != std::string::npos;
   struct shape {

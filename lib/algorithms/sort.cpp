@@ -5,7 +5,6 @@
 #include "clforge/algorithms/sort.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <mutex>
 #include <string>
 
@@ -186,12 +185,9 @@ bool fit_onesweep_tile(const device_info& info, sort_plan& p, bool required) {
   while (p.group > info.max_work_group_size && p.group > 32) p.group /= 2;
   p.items = p.policy.items;
   const std::size_t value_size = p.value_size;
-  std::string vendor = info.vendor;
-  std::transform(vendor.begin(), vendor.end(), vendor.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
   const bool nv_ranking =
       p.policy.ranking == sort_ranking::nv_match || p.policy.ranking == sort_ranking::nv_warp;
-  if (nv_ranking && vendor.find("nvidia") == std::string::npos)
+  if (nv_ranking && !vendor_contains(info, "nvidia"))
     throw error(std::string(p.who) + ": the sort rankings nv_match and nv_warp need an NVIDIA " +
                 "device, " + info.name + " is from " + info.vendor +
                 " (use ranking=lanes or matrix)");

@@ -96,7 +96,7 @@ struct sort_policy {
   std::size_t chunks_per_cu = 8;
   std::size_t min_chunk = 16384;
   std::size_t chunk_digit_bits = 8;
-  // onesweep's ranking; lanes and nv_match cut the group into lane groups of 32 work-items.
+  // onesweep's ranking; all but matrix cut the group into lane groups of 32 work-items.
   sort_ranking ranking = sort_ranking::matrix;
 };
 
@@ -126,5 +126,7 @@ const policy_table& kind_table(work_kind kind);
 const policy_table* policy_tables(std::size_t& count);
 /// The table for a device: NVIDIA, AMD, Intel GPU, other GPU, or CPU and anything else.
 const policy_table& device_table(const device_info& info);
+/// True when the device's vendor string contains `word` (lower case), as the tables match it.
+bool vendor_contains(const device_info& info, const char* word);
 
 }  // namespace clforge::detail

@@ -123,6 +123,10 @@ const policy_table* policy_tables(std::size_t& count) {
   return kTables;
 }
 
+bool vendor_contains(const device_info& info, const char* word) {
+  return contains(info.vendor, word);
+}
+
 const policy_table& device_table(const device_info& info) {
   if (!info.is_gpu()) return kCpu;
   if (contains(info.vendor, "nvidia")) return kNvidia;
