@@ -19,6 +19,8 @@
 #define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
 #define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
 #define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
+/* the output adds the prefixes as it goes (step 5) */
+#define CLFORGE_FUSED (!CLFORGE_IN_REGISTERS && !CLFORGE_SEGMENTED)
 /* VECTOR_IN/OUT: the input is a plain load $vector_input[i] / the output a plain store
    $vector_output[i] = item, done on full tiles as striped 4-vectors through pointer casts: the
    tile's start is a multiple of 4 elements and a buffer argument starts at
@@ -304,7 +306,21 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
                     clforge_op(clforge_tile_prefix, clforge_tile_sum));
 #endif
 
-  // 5. Final values into local memory: tile prefix, then the work-items before, then own items.
+  // 5. Final values. FUSED (items scanned in place in local memory, no segments): step 6 adds
+  // each item's prefix (the tile's, then the work-items' before its owner) as it writes, which
+  // saves a pass over local memory and a barrier. Otherwise the final values go back into
+  // local memory here: tile prefix, then the work-items before, then own items.
+#if CLFORGE_FUSED
+  // the prefix of work-item o's items
+#define CLFORGE_OWNER_PREFIX(clforge_o)                                      \
+  ((clforge_o) == 0 ? clforge_tile_prefix                                    \
+                    : clforge_op(clforge_tile_prefix, clforge_sums[clforge_src + (clforge_o) - 1]))
+  // the final (inclusive) value at tile position x
+#define CLFORGE_FINAL(clforge_x)                                             \
+  clforge_op(CLFORGE_OWNER_PREFIX((clforge_x) / CLFORGE_ITEMS),              \
+             clforge_values[CLFORGE_PAD(clforge_x)])
+#else
+#define CLFORGE_FINAL(clforge_x) clforge_values[CLFORGE_PAD(clforge_x)]
   {
     clforge_t clforge_before = clforge_lid == 0 ? clforge_neutral() : clforge_sums[clforge_src + clforge_lid - 1];
 #if CLFORGE_SEGMENTED
@@ -327,6 +343,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #endif
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
   // 6. Output, striped. No work-item leaves early: every one reaches every barrier above.
   // VECTOR_OUT: full tiles as striped 4-vectors, as in step 1.
@@ -336,10 +353,20 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #pragma unroll
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS / 4; ++clforge_j) {
       const uint clforge_x4 = clforge_j * CLFORGE_GROUP + clforge_lid;
+#if CLFORGE_FUSED
+      // ITEMS is a multiple of 4 here: the vector's items have one owner
+      const clforge_t clforge_p = CLFORGE_OWNER_PREFIX(4 * clforge_x4 / CLFORGE_ITEMS);
+      clforge_to[clforge_x4] =
+          (clforge_t4)(clforge_op(clforge_p, clforge_values[CLFORGE_PAD(4 * clforge_x4)]),
+                       clforge_op(clforge_p, clforge_values[CLFORGE_PAD(4 * clforge_x4 + 1)]),
+                       clforge_op(clforge_p, clforge_values[CLFORGE_PAD(4 * clforge_x4 + 2)]),
+                       clforge_op(clforge_p, clforge_values[CLFORGE_PAD(4 * clforge_x4 + 3)]));
+#else
       clforge_to[clforge_x4] = (clforge_t4)(clforge_values[CLFORGE_PAD(4 * clforge_x4)],
                                             clforge_values[CLFORGE_PAD(4 * clforge_x4 + 1)],
                                             clforge_values[CLFORGE_PAD(4 * clforge_x4 + 2)],
                                             clforge_values[CLFORGE_PAD(4 * clforge_x4 + 3)]);
+#endif
     }
   } else
 #endif
@@ -350,11 +377,11 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
     const ulong clforge_i = clforge_base + clforge_x;
     const long i = (long)clforge_i;
     if (clforge_full || clforge_i < clforge_n) {
-      const clforge_t clforge_inclusive_item = clforge_values[CLFORGE_PAD(clforge_x)];
+      const clforge_t clforge_inclusive_item = CLFORGE_FINAL(clforge_x);
 #if CLFORGE_TOTAL_ONLY
       if (clforge_i == clforge_n - 1) clforge_total[0] = clforge_inclusive_item;
 #else
-      clforge_t prev_item = clforge_x == 0 ? clforge_tile_prefix : clforge_values[CLFORGE_PAD(clforge_x - 1)];
+      clforge_t prev_item = clforge_x == 0 ? clforge_tile_prefix : CLFORGE_FINAL(clforge_x - 1);
 #if CLFORGE_SEGMENTED
       if (clforge_heads[clforge_x]) prev_item = clforge_neutral();
 #endif

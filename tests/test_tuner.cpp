@@ -92,21 +92,25 @@ std::string run_probe(const std::string& args, int* status = nullptr) {
 }
 
 // out[i] = 2 * in[i]; every FAST value but one spins first (a kernel made slow on purpose);
-// WRONG=1 skips the spin and writes in[i] + 1: the fastest, and wrong.
+// WRONG=1 skips the spin and writes in[i] + 1: the fastest, and wrong. The spin's result goes
+// into the output through a mask the launch passes as 0, so no compiler may drop the spin.
 constexpr const char* kSpinSource = R"CL(
-kernel void spin(global const int* in, global int* out, const int spins) {
+kernel void spin(global const int* in, global int* out, const int spins, const uint mask) {
   const size_t i = get_global_id(0);
   uint acc = (uint)in[i];
   if (WRONG) { out[i] = in[i] + 1; return; }
   if (FAST != 2)
     for (int k = 0; k < spins; ++k) acc = acc * 1664525u + 1013904223u;
-  out[i] = 2 * in[i] + (acc == 0xFFFFFFFFu && spins == 7 ? 1 : 0);
+  out[i] = 2 * in[i] + (int)(acc & mask);
 }
 )CL";
 
 struct spin_data {
   std::vector<int> host;
   cf::array<int> in, out;
+  // A spin long enough to stand out of the launch overhead: a GPU runs every work-item at once,
+  // so only a far longer spin than a CPU needs makes the slow points slower than a launch.
+  int spins = ctx().info().is_cpu() ? 4000 : 400000;
   explicit spin_data(std::size_t n) : host(n) {
     std::mt19937 random(5);
     for (int& v : host) v = static_cast<int>(random() % 1000);
@@ -122,7 +126,7 @@ cf::tuner::kernel_space spin_space(spin_data& d, std::vector<std::string> fast,
   s.kernel_name = "spin";
   s.parameters = {{"FAST", std::move(fast)}, {"WRONG", std::move(wrong)}};
   s.launch = [&d](const cf::queue& q, const cf::kernel& k, const cf::tuner::point&) {
-    return q.launch(k, cf::ndrange(d.host.size()), d.in, d.out, 4000);
+    return q.launch(k, cf::ndrange(d.host.size()), d.in, d.out, d.spins, cl_uint(0));
   };
   s.check = [&d](const cf::queue& q, const cf::tuner::point&) {
     std::vector<int> out = d.out.to_host(q);

@@ -22,7 +22,10 @@ namespace {
 //                hand-written 2870).
 //   scan:        int32 inclusive 2^28: 32x256 window 32 2178-2192 GB/s (40x256 2055, window 1
 //                1903, blocked / vector-load layouts 450-1720); striped_vector 2362-2373; with
-//                items in local memory 2452-2461; copy_if 50%: 1592 -> 1764.
+//                items in local memory 2452-2461; copy_if 50%: 1592 -> 1764. Window 8 (found by
+//                clforge-tune, 2026-11-25, bench/results/NVIDIA-H100-80GB-HBM3-2026-11-25/
+//                tuner-scan-window.md): 2507.8 against 2469.6 for window 32 side by side (4:
+//                2494.5, 16: 2495.4, 2: 2391.9).
 //   polygon:     kernel time 1024²x24 / 8192²x24 / 8192²x1000 vertices: span 8 px x 128
 //                8.0 / 75 / 928 us; span 4 px x 256 8.6 / 93 / 951 us.
 constexpr policy_table kNvidia{
@@ -30,8 +33,8 @@ constexpr policy_table kNvidia{
     "NVIDIA H100 80GB HBM3, 2026-11-22, bash bench/run-gpu.sh nvidia --min-time 0.2",
     elementwise_policy{work_kind::gpu, 256, 0, 0, 0, 4},
     reduce_policy{work_kind::gpu, 256, 8, 16, 16, true, true},
-    scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 32, scan_layout::striped_vector, false,
-                0, 1024, 0, 4096, 1, 1, 64},
+    scan_policy{scan_algorithm::lookback, 0, 128, 32, 256, 8, scan_layout::striped_vector, false, 0,
+                1024, 0, 4096, 1, 1, 64},
     polygon_policy{polygon_kernel::span, 8, 8, 0, 128, false},
     // sort: onesweep, 2^28 uint32 keys on the H100 (2026-11-25, sort-rankings.md in its
     // results): the count matrix at its best (64 x 64) 15.7 ms; lane counts in step by warp

@@ -95,6 +95,7 @@ const std::vector<template_space>& template_spaces() {
         {"item_bytes", {"128", "64"}},
         {"layout", {"striped", "striped_vector"}},
         {"registers", {"1", "0"}},
+        {"window", {"32", "16", "8"}},
         {"chunks_per_cu", {"32", "8", "16", "64"}},
         {"granularity", {"1024", "256", "4096"}},
         {"lanes", {"1", "2"}},
@@ -111,7 +112,7 @@ const std::vector<template_space>& template_spaces() {
            return pinned(p, space, {"chunks_per_cu", "granularity", "lanes", "rts_group"});
          }
          if (number_of(p, "rts_group") > info.max_work_group_size) return false;
-         return pinned(p, space, {"group", "item_bytes", "layout", "registers"});
+         return pinned(p, space, {"group", "item_bytes", "layout", "registers", "window"});
        }},
       {"polygon",
        "polygon",

@@ -78,7 +78,8 @@ struct CLFORGE_API scan_options {
   /// Look-back: work-items per group (0: the default, see items_per_thread).
   std::size_t group_size = 0;
   /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
-  /// back; 32: a window of 32 tiles per step; at most 1024). 0: tuned (32 on GPUs, 1 on CPUs).
+  /// back; 32: a window of 32 tiles per step; at most 1024). 0: tuned (8 on NVIDIA GPUs, 32 on
+  /// other GPUs, 1 on CPUs).
   std::size_t lookback_window = 0;
   /// Look-back: keep each work-item's items in registers between its two passes over them
   /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
