@@ -15,8 +15,14 @@ namespace clforge::detail {
 class tuning_trial {
  public:
   virtual ~tuning_trial() = default;
+  /// The first and last command of a run, where the run knows them: their profiling times
+  /// time it, as the benchmarks do. Empty: markers around the run time it, which also counts
+  /// the host's enqueueing between them.
+  struct commands {
+    event first, last;
+  };
   /// Enqueues one run on `q` (may block, e.g. to read a result back).
-  virtual void run(const queue& q) = 0;
+  virtual commands run(const queue& q) = 0;
   /// Runs once on `q`, waits, and says what is wrong with the output ("" when right).
   virtual std::string check(const queue& q) = 0;
 };

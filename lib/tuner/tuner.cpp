@@ -42,7 +42,10 @@ class kernel_trial : public tuning_trial {
  public:
   kernel_trial(const tuner::kernel_space& space, tuner::point where, kernel k)
       : space_(space), where_(std::move(where)), kernel_(std::move(k)) {}
-  void run(const queue& q) override { space_.launch(q, kernel_, where_); }
+  commands run(const queue& q) override {
+    const event e = space_.launch(q, kernel_, where_);
+    return {e, e};
+  }
   std::string check(const queue& q) override {
     run(q);
     q.finish();
