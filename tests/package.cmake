@@ -25,3 +25,13 @@ set_tests_properties(package_package PROPERTIES FIXTURES_REQUIRED clforge_instal
 if(TEST package_pkg-config)
   set_tests_properties(package_pkg-config PROPERTIES FIXTURES_REQUIRED clforge_installed)
 endif()
+
+# The version file's rule (README, "Versions"): single versions and ranges, before and after 1.0.
+if(CLFORGE_INSTALL)
+  add_test(NAME package_version_rule
+    COMMAND ${CMAKE_COMMAND} -DTEMPLATE=${PROJECT_SOURCE_DIR}/cmake/clforgeConfigVersion.cmake.in
+            -DBUILT=${PROJECT_BINARY_DIR}/clforgeConfigVersion.cmake
+            -DPROJECT_VERSION=${PROJECT_VERSION} -DWORK_DIR=${PROJECT_BINARY_DIR}/version-rule-test
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer/version_rule.cmake)
+  set_tests_properties(package_version_rule PROPERTIES LABELS package TIMEOUT 60)
+endif()
