@@ -9,7 +9,7 @@ set(CLFORGE_PACKAGE_TEST_ARGS
     -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DCXX=${CMAKE_CXX_COMPILER}
     -DLAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER})
 find_program(CLFORGE_PKG_CONFIG pkg-config)   # Debian: pkg-config
-foreach(mode install package pkg-config fetchcontent subdirectory)
+foreach(mode install package pkg-config fetchcontent subdirectory components)
   if(mode STREQUAL "pkg-config" AND NOT CLFORGE_PKG_CONFIG)
     message(WARNING "pkg-config not found: the package_pkg-config test is left out")
     continue()
@@ -21,7 +21,8 @@ foreach(mode install package pkg-config fetchcontent subdirectory)
                        LABELS package)
 endforeach()
 set_tests_properties(package_install PROPERTIES FIXTURES_SETUP clforge_installed)
-set_tests_properties(package_package PROPERTIES FIXTURES_REQUIRED clforge_installed)
+set_tests_properties(package_package package_components PROPERTIES FIXTURES_REQUIRED
+                                                               clforge_installed)
 if(TEST package_pkg-config)
   set_tests_properties(package_pkg-config PROPERTIES FIXTURES_REQUIRED clforge_installed)
 endif()
