@@ -17,6 +17,7 @@ packages=(
   doxygen                                         # the API reference (cmake --build build --target docs)
   python3-matplotlib                              # bench/plot.py (pip is refused on Debian 12)
   clinfo                                          # to see what the ICD loader finds
+  clang-14                                        # the public headers under clang++ (ctest -L headers)
   "$@"
 )
 missing=()
