@@ -12,6 +12,7 @@ packages=(
   libxxhash-dev                                   # program-cache keys
   libopenmpi-dev openmpi-bin                      # clforge::mpi and its tests (mpirun)
   libcli11-dev                                    # the tools' command lines
+  nlohmann-json3-dev                              # the tools' JSON output
   zlib1g-dev                                      # clforge-demo's compressed mask.png
   pkg-config                                      # the pkg-config consumer test
   doxygen                                         # the API reference (cmake --build build --target docs)

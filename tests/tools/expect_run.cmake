@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
-# Runs one command and checks its exit status and output (the tools_* tests, tests/tools.cmake):
-#   -DCOMMAND=<program@@arg@@arg...> -DEXIT=<status> [-DMATCH=<regex the output must match>]
-#   [-DNOT_MATCH=<regex it must not match>] [-DSTDOUT_JSON=ON: stdout must parse as JSON]
-string(REPLACE "@@" ";" COMMAND "${COMMAND}")
+# Runs one command and checks its exit status and output (the tools_* tests: tests/tools.cmake
+# generates a script per test that sets these and includes this file):
+#   COMMAND (a list), EXIT (the status), MATCH (a regex the output must match), NOT_MATCH (one
+#   it must not match), STDOUT_JSON (stdout must parse as JSON)
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                 TIMEOUT 300)
 string(REPLACE ";" " " shown "${COMMAND}")
