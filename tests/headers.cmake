@@ -48,3 +48,20 @@ foreach(compiler gcc clang)
     endif()
   endforeach()
 endforeach()
+
+# A CLHPP setting made after clforge's headers comes too late (CLHPP has read its settings):
+# the compiler must say so (macro redefined), with both compilers. The README states the rule.
+foreach(compiler gcc clang)
+  if(compiler STREQUAL "gcc")
+    set(program ${CLFORGE_GXX})
+  else()
+    set(program ${CLFORGE_CLANGXX})
+  endif()
+  if(program)
+    add_test(NAME headers_${compiler}_late_clhpp_settings
+             COMMAND ${program} -std=c++17 -fsyntax-only ${CLFORGE_HEADER_INCLUDES}
+                     ${CMAKE_CURRENT_SOURCE_DIR}/headers/late_clhpp_settings.cpp)
+    set_tests_properties(headers_${compiler}_late_clhpp_settings PROPERTIES LABELS headers
+      TIMEOUT 300 PASS_REGULAR_EXPRESSION "CL_HPP_TARGET_OPENCL_VERSION.? (macro )?redefined")
+  endif()
+endforeach()
