@@ -122,3 +122,9 @@ if(CLFORGE_PYTHON3)
                             ${PROJECT_BINARY_DIR}/plot-test.png
                     MATCH "apt-get install python3-matplotlib" NOT_MATCH "Traceback")
 endif()
+
+# tools/run-demo.sh builds only what the demo needs.
+add_test(NAME release_run_demo_builds_the_demo
+         COMMAND ${CMAKE_COMMAND} -DSCRIPT=${PROJECT_SOURCE_DIR}/tools/run-demo.sh
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/run_demo_check.cmake)
+set_tests_properties(release_run_demo_builds_the_demo PROPERTIES LABELS tools TIMEOUT 60)
