@@ -128,3 +128,10 @@ add_test(NAME release_run_demo_builds_the_demo
          COMMAND ${CMAKE_COMMAND} -DSCRIPT=${PROJECT_SOURCE_DIR}/tools/run-demo.sh
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/run_demo_check.cmake)
 set_tests_properties(release_run_demo_builds_the_demo PROPERTIES LABELS tools TIMEOUT 60)
+
+# The library prints nothing itself: every diagnostic goes through the log handler.
+add_test(NAME release_lib_prints_through_the_log_handler
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/lib_output_check.cmake)
+set_tests_properties(release_lib_prints_through_the_log_handler PROPERTIES LABELS tools
+                                                                          TIMEOUT 60)
