@@ -47,5 +47,6 @@ if(TARGET clforge_mpi)
       -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DCXX=${CMAKE_CXX_COMPILER}
       -P ${CMAKE_CURRENT_SOURCE_DIR}/mpi/consumer/package_test.cmake)
   set_tests_properties(mpi_package_consumer PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
-                                                       TIMEOUT 600 RESOURCE_LOCK clforge_mpi)
+                                                       TIMEOUT 600
+                                                       RESOURCE_LOCK "clforge_mpi;clforge_install_manifest")
 endif()

@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev                              # the tools' JSON output
   zlib1g-dev                                      # clforge-demo's compressed mask.png
   pkg-config                                      # the pkg-config consumer test
+  dpkg-dev file lintian                           # Debian packages: dpkg-shlibdeps, checks (ctest -R package_deb)
   doxygen                                         # the API reference (cmake --build build --target docs)
   python3-matplotlib                              # bench/plot.py (pip is refused on Debian 12)
   clinfo                                          # to see what the ICD loader finds
