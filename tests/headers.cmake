@@ -65,3 +65,12 @@ foreach(compiler gcc clang)
       TIMEOUT 300 PASS_REGULAR_EXPRESSION "CL_HPP_TARGET_OPENCL_VERSION.? (macro )?redefined")
   endif()
 endforeach()
+
+# With the MPI compiler wrapper itself (mpicxx: its own flags, nothing from CMake's MPI package),
+# -Wall -Wextra -Werror: clforge/mpi.hpp must keep MPI's C++ bindings out by itself.
+if(TARGET clforge_mpi AND MPI_CXX_COMPILER)
+  add_test(NAME headers_mpicxx_mpi
+           COMMAND ${MPI_CXX_COMPILER} -std=c++17 -Wall -Wextra -Wpedantic -Werror -fsyntax-only
+                   ${CLFORGE_HEADER_INCLUDES} ${CMAKE_CURRENT_SOURCE_DIR}/headers/use_mpi.cpp)
+  set_tests_properties(headers_mpicxx_mpi PROPERTIES LABELS headers TIMEOUT 300)
+endif()
