@@ -8,12 +8,7 @@
 #                 installing the consumer installs nothing of clforge (CLFORGE_INSTALL is off)
 #   components    find_package(clforge COMPONENTS <unknown>) from the prefix fails naming it
 set(prefix ${WORK_DIR}/moved-prefix)
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 set(launcher "")
 if(LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})

@@ -3,12 +3,7 @@
 # build the consumer with find_package(clforge COMPONENTS mpi) and run it under mpirun -np 2.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../../consumer/run.cmake)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 file(RENAME ${prefix} ${WORK_DIR}/moved-prefix)
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build
