@@ -58,7 +58,8 @@ if(CLFORGE_INSTALL AND CLFORGE_DPKG_DEB AND CLFORGE_PKG_CONFIG)
             -DPKG_CONFIG=${CLFORGE_PKG_CONFIG} -DLINTIAN=${CLFORGE_LINTIAN} ${mpi_args}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/consumer/deb_test.cmake)
   set_tests_properties(package_deb PROPERTIES LABELS package TIMEOUT 3600
-    ENVIRONMENT "${CLFORGE_TEST_ENV};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;POCL_MAX_PTHREAD_COUNT=1"
+    # MAKEFLAGS: CPack builds the packaging build with make, serially unless told.
+    ENVIRONMENT "${CLFORGE_TEST_ENV};MAKEFLAGS=-j2;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;POCL_MAX_PTHREAD_COUNT=1"
     RESOURCE_LOCK clforge_mpi)
 elseif(CLFORGE_INSTALL)
   message(WARNING "dpkg-deb or pkg-config not found: the package_deb test is left out")
