@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -29,6 +28,7 @@
 #include <xxhash.h>
 
 #include "clforge/error.hpp"
+#include "clforge/log.hpp"
 #include "context_state.hpp"
 
 #ifndef CLFORGE_VERSION
@@ -271,7 +271,8 @@ void program_cache::disable_disk(const std::string& why) {
   // Said once per process, however many contexts hit it: a noisy library is a bad guest.
   static std::atomic<bool> said{false};
   if (!said.exchange(true))
-    std::cerr << "clforge: disk cache off (" << why << "); programs are cached in memory only\n";
+    detail::log_message(log_level::warning,
+                        "disk cache off (" + why + "); programs are cached in memory only");
   directory_.clear();
 }
 
@@ -305,9 +306,9 @@ program program_cache::build(const std::string& source, const std::string& optio
     return entry->built;
   }
   if (dump_source_enabled()) {
-    std::cerr << "// ---- clforge: source of program " << key.hex() << " (options: \"" << options
-              << "\") ----\n"
-              << source << "\n// ---- end of program " << key.hex() << " ----\n";
+    detail::log_message(log_level::debug, "source of program " + key.hex() + " (options: \"" +
+                                              options + "\"):\n" + source + "\n(end of program " +
+                                              key.hex() + ")");
   }
   program built;
   std::string dir;

@@ -7,6 +7,7 @@
 #include "clforge/device.hpp"
 #include "clforge/error.hpp"
 #include "clforge/event.hpp"
+#include "clforge/log.hpp"
 #include "clforge/memory_pool.hpp"
 #include "clforge/program.hpp"
 #include "clforge/queue.hpp"

@@ -96,7 +96,7 @@ struct ndrange {
 template <class T>
 struct local {
   /// `count` elements of T.
-  explicit local(std::size_t count) : count(count) {}
+  explicit local(std::size_t elements) : count(elements) {}
   /// Number of elements.
   std::size_t count;
 };
