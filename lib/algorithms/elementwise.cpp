@@ -352,13 +352,13 @@ class saxpy_trial final : public tuning_trial {
 class saxpy_workload final : public tuning_workload {
  public:
   saxpy_workload(const queue& q, std::size_t n)
-      : ctx_(q.ctx()), data_(std::make_shared<saxpy_data>()), n_(n) {
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<saxpy_data>()) {
     data_->x = array<float>::from_host(q, tuning_floats(n, 1));
     data_->y0 = array<float>::from_host(q, tuning_floats(n, 2));
     data_->y = data_->y0.clone(q);
   }
-  std::string problem() const override { return "float32/" + size_bucket(n_); }
-  std::size_t element_size() const override { return sizeof(float); }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("elementwise", settings);
     kernel_options o;
@@ -371,7 +371,6 @@ class saxpy_workload final : public tuning_workload {
  private:
   context ctx_;
   std::shared_ptr<saxpy_data> data_;
-  std::size_t n_;
 };
 
 }  // namespace

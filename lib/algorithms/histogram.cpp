@@ -239,7 +239,9 @@ class histogram_trial final : public tuning_trial {
 class histogram_workload final : public tuning_workload {
  public:
   histogram_workload(const queue& q, std::size_t n)
-      : ctx_(q.ctx()), data_(std::make_shared<histogram_data>()) {
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<histogram_data>()) {
     const std::vector<float> x = tuning_floats(n, 6);
     data_->n = n;
     data_->expected.assign(kWorkloadBins, 0);
@@ -248,8 +250,6 @@ class histogram_workload final : public tuning_workload {
     data_->x = array<float>::from_host(q, x);
     data_->counts = array<cl_uint>(q, kWorkloadBins);
   }
-  std::string problem() const override { return "float32/" + size_bucket(data_->n); }
-  std::size_t element_size() const override { return sizeof(float); }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("histogram", settings);
     histogram_options o;

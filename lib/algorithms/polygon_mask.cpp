@@ -395,17 +395,22 @@ class polygon_trial final : public tuning_trial {
   polygon_mask masker_;
 };
 
+// The side of a square image of about `pixels` pixels.
+std::size_t side_of(std::size_t pixels) {
+  return std::max<std::size_t>(
+      16, static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(pixels)))));
+}
+
 class polygon_workload final : public tuning_workload {
  public:
   polygon_workload(const queue& q, std::size_t pixels)
-      : ctx_(q.ctx()), data_(std::make_shared<polygon_data>()) {
-    data_->side = std::max<std::size_t>(
-        16, static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(pixels)))));
+      : tuning_workload("uint8/" + size_bucket(side_of(pixels) * side_of(pixels)), 1),
+        ctx_(q.ctx()),
+        data_(std::make_shared<polygon_data>()) {
+    data_->side = side_of(pixels);
     data_->vertices = random_star_polygon(24, data_->side, 7);
     data_->image = array<std::uint8_t>(q, data_->side * data_->side);
   }
-  std::string problem() const override { return "uint8/" + size_bucket(data_->side * data_->side); }
-  std::size_t element_size() const override { return 1; }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue& own) const override {
     return std::make_unique<polygon_trial>(ctx_, data_, settings, own);
   }

@@ -515,13 +515,13 @@ class sum_trial final : public tuning_trial {
 class sum_workload final : public tuning_workload {
  public:
   sum_workload(const queue& q, std::size_t n)
-      : ctx_(q.ctx()), data_(std::make_shared<sum_data>()), n_(n) {
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<sum_data>()) {
     const std::vector<float> x = tuning_floats(n, 3);
     for (float v : x) data_->magnitude += std::fabs(v);
     data_->x = array<float>::from_host(q, x);
   }
-  std::string problem() const override { return "float32/" + size_bucket(n_); }
-  std::size_t element_size() const override { return sizeof(float); }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("reduce", settings);
     reduction_options o;
@@ -533,7 +533,6 @@ class sum_workload final : public tuning_workload {
  private:
   context ctx_;
   std::shared_ptr<sum_data> data_;
-  std::size_t n_;
 };
 
 }  // namespace

@@ -574,7 +574,9 @@ class scan_trial final : public tuning_trial {
 class scan_workload final : public tuning_workload {
  public:
   scan_workload(const queue& q, std::size_t n)
-      : ctx_(q.ctx()), data_(std::make_shared<scan_data>()), n_(n) {
+      : tuning_workload("int32/" + size_bucket(n), sizeof(std::int32_t)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<scan_data>()) {
     // Values 0 to 3: the sums stay below 2^31 up to 2^29 elements.
     std::mt19937 random(4);
     std::vector<std::int32_t> in(n);
@@ -585,8 +587,6 @@ class scan_workload final : public tuning_workload {
     data_->in = array<std::int32_t>::from_host(q, in);
     data_->out = array<std::int32_t>(q, n);
   }
-  std::string problem() const override { return "int32/" + size_bucket(n_); }
-  std::size_t element_size() const override { return sizeof(std::int32_t); }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("scan", settings);
     scan_options o;
@@ -599,7 +599,6 @@ class scan_workload final : public tuning_workload {
  private:
   context ctx_;
   std::shared_ptr<scan_data> data_;
-  std::size_t n_;
 };
 
 }  // namespace

@@ -670,7 +670,9 @@ class sort_trial final : public tuning_trial {
 
 class sort_workload final : public tuning_workload {
  public:
-  sort_workload(const queue& q, std::size_t n) : data_(std::make_shared<sort_data>()), n_(n) {
+  sort_workload(const queue& q, std::size_t n)
+      : tuning_workload("uint32/" + size_bucket(n), sizeof(cl_uint)),
+        data_(std::make_shared<sort_data>()) {
     std::mt19937 random(5);
     data_->sorted.resize(n);
     for (cl_uint& k : data_->sorted) k = static_cast<cl_uint>(random());
@@ -678,15 +680,12 @@ class sort_workload final : public tuning_workload {
     data_->keys = array<cl_uint>(q, n);
     std::sort(data_->sorted.begin(), data_->sorted.end());
   }
-  std::string problem() const override { return "uint32/" + size_bucket(n_); }
-  std::size_t element_size() const override { return sizeof(cl_uint); }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue& own) const override {
     return std::make_unique<sort_trial>(data_, settings, own);
   }
 
  private:
   std::shared_ptr<sort_data> data_;
-  std::size_t n_;
 };
 
 }  // namespace

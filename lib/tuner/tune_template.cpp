@@ -88,7 +88,7 @@ template_result tune_template(const queue& q, const std::string& name, std::size
   template_result out;
   out.name = row.workload();
   out.primitive = row.name();
-  out.problem = work->problem();
+  out.problem = work->problem;
 
   // The baseline: the policy in effect without stored results, on the searched keys.
   const std::string baseline_settings = detail::resolved_policy(ctx, row.name(), false);
@@ -99,7 +99,7 @@ template_result tune_template(const queue& q, const std::string& name, std::size
     s.parameters.push_back({p.key, p.values});
     baseline[p.key] = in_effect.at(p.key);
   }
-  const std::size_t element_size = work->element_size();
+  const std::size_t element_size = work->element_size;
   s.allowed = [&row, info, element_size](const point& p) {
     return row.allowed(p, info, element_size);
   };

@@ -390,31 +390,10 @@ const row_of<histogram_policy> kHistogram{
 const std::vector<const template_row*> kRows = {&kElementwise, &kReduce, &kScan,
                                                 &kPolygon,     &kSort,   &kHistogram};
 
+// The row of Policy's template is a row_of<Policy>.
 template <class Policy>
-const row_of<Policy>& row_for();
-template <>
-const row_of<elementwise_policy>& row_for() {
-  return kElementwise;
-}
-template <>
-const row_of<reduce_policy>& row_for() {
-  return kReduce;
-}
-template <>
-const row_of<scan_policy>& row_for() {
-  return kScan;
-}
-template <>
-const row_of<polygon_policy>& row_for() {
-  return kPolygon;
-}
-template <>
-const row_of<sort_policy>& row_for() {
-  return kSort;
-}
-template <>
-const row_of<histogram_policy>& row_for() {
-  return kHistogram;
+const row_of<Policy>& row_for() {
+  return static_cast<const row_of<Policy>&>(row_named(Policy::template_name, "tuning"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clforge/event.hpp"
@@ -36,11 +37,13 @@ class tuning_trial {
 /// A template's problem for the tuner.
 class tuning_workload {
  public:
+  tuning_workload(std::string problem_class, std::size_t element_bytes)
+      : problem(std::move(problem_class)), element_size(element_bytes) {}
   virtual ~tuning_workload() = default;
   /// The problem class, "float32/2^22": element type / size bucket (store.hpp: size_bucket).
-  virtual std::string problem() const = 0;
+  const std::string problem;
   /// Bytes of one element (what the row's constraint checks vector loads and tiles against).
-  virtual std::size_t element_size() const = 0;
+  const std::size_t element_size;
   /// Builds the trial of the whole policy `settings` ("key=value,...") on a build thread;
   /// anything it enqueues goes to `own` (its thread's queue), finished before it returns.
   virtual std::unique_ptr<tuning_trial> make(const std::string& settings,
