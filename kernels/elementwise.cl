@@ -76,10 +76,10 @@ kernel void $strided_name(const ulong clforge_first, const ulong clforge_step,
 }
 
 #if CLFORGE_VECTOR_WIDTH > 1
-// ---- the operation on $vector_type vectors: indices first + k .. first + k + CLFORGE_VECTOR_WIDTH - 1 ----------
-// Used for step-1 calls whose start is a multiple of CLFORGE_VECTOR_WIDTH; each array's name[i] is the vector
-// clforge_v_name, loaded before and stored after the operation. The last, partial block runs
-// the scalar operation.
+// ---- the operation on $vector_type vectors: CLFORGE_VECTOR_WIDTH indices from first + k --------
+// Used for step-1 calls whose start is a multiple of CLFORGE_VECTOR_WIDTH; each array's name[i]
+// is the vector clforge_v_name, loaded before and stored after the operation. The last, partial
+// block runs the scalar operation.
 kernel void $vector_name(const ulong clforge_first, const ulong clforge_count$comma_parameters)
 {
   const ulong clforge_k = get_global_id(0) * CLFORGE_VECTOR_WIDTH;

@@ -91,9 +91,9 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
 #endif
 
 #if CLFORGE_KERNEL_span
-// A work-group per segment of CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row: the group first finds which
-// edges cross its row (each once, CLFORGE_GROUP edges at a time, into local memory), then every pixel
-// counts only those crossings. Work per pixel: the row's crossings instead of every edge.
+// A work-group per segment of CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row: the group first
+// finds which edges cross its row (each once, CLFORGE_GROUP edges at a time, into local memory),
+// then every pixel counts only those crossings. Work per pixel: the row's crossings instead of every edge.
 kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
@@ -194,11 +194,11 @@ static inline int left_boundary(float x0, float t, int lo, int hi) {
 #endif
 
 #if CLFORGE_KERNEL_fill
-// A work-group per segment of S = CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row, for CPU devices: one
-// work-item walks the polygon's edges once, marks where each crossing's "left of the edge"
-// prefix ends in the segment (winding[b - 1] += direction; crossings past the segment go to a
-// base count), then sums the marks from the right; every pixel then reads its count. Work per
-// row segment: edges + S, independent of how many edges cross the row.
+// A work-group per segment of S = CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row, for CPU
+// devices: one work-item walks the polygon's edges once, marks where each crossing's "left of
+// the edge" prefix ends in the segment (winding[b - 1] += direction; crossings past the segment
+// go to a base count), then sums the marks from the right; every pixel then reads its count.
+// Work per row segment: edges + S, independent of how many edges cross the row.
 kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_fill(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
