@@ -13,6 +13,7 @@
 #include "tuning/registry.hpp"
 #include "tuning/resolve.hpp"
 #include "tuning/store.hpp"
+#include "tuning/tables.hpp"
 
 namespace clforge::detail {
 
@@ -103,8 +104,12 @@ template_result tune_template(const queue& q, const std::string& name, std::size
   s.allowed = [&row, info, element_size](const point& p) {
     return row.allowed(p, info, element_size);
   };
-  // Seeds: every tuning table's policy, projected onto the searched keys.
-  for (const std::string& table : detail::table_names()) {
+  // Seeds: every tuning table's policy, projected onto the searched keys; the device's own
+  // table first (where a run is slow, the budget may allow only the first few).
+  std::vector<std::string> tables = {detail::device_table(info).name};
+  for (const std::string& table : detail::table_names())
+    if (table != tables.front()) tables.push_back(table);
+  for (const std::string& table : tables) {
     const std::string text = detail::table_policy(table, row.name());
     const detail::setting_point all = detail::point_of(text);
     point seed;
