@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "shared_device.hpp"
+#include "tune_env.hpp"
 
 // Also checks that the tuning fields deprecated in 0.2 (kernel_options::shape,
 // kernel_shape::parse, scan_options' tile and chunk fields) keep working until 0.3.
@@ -366,14 +368,14 @@ TEST(elementwise, shape_from_options_and_environment) {
   const cf::kernel_shape automatic =
       cf::elementwise_kernel(ctx(), "global int* y", "y[i] = 1", o).shape();
   EXPECT_EQ(automatic.which, cf::kernel_shape::kind::gpu);
-  if (ctx().info().is_cpu()) {
+  if (cf::tuning::table(ctx()) == "cpu") {
     EXPECT_EQ(automatic.vload, 8u);
   }
-  ::setenv("CLFORGE_TUNE", "elementwise:kind=gpu,group=256", 1);
+  std::optional<clforge_test::tune_env> tune(std::in_place, "elementwise:kind=gpu,group=256");
   cf::elementwise_kernel from_env(ctx(), "global int* y", "y[i] = 2", o);
   o.shape = cf::kernel_shape::cpu();
   cf::elementwise_kernel explicit_cpu(ctx(), "global int* y", "y[i] = 3", o);
-  ::unsetenv("CLFORGE_TUNE");
+  tune.reset();
   EXPECT_EQ(from_env.shape().which, cf::kernel_shape::kind::gpu);
   EXPECT_NE(from_env.source().find("policy: kind=gpu,group=256,"), std::string::npos);
   EXPECT_EQ(explicit_cpu.shape().which, cf::kernel_shape::kind::cpu);

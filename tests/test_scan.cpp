@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
 #include "shared_device.hpp"
+#include "tune_env.hpp"
 
 // Also checks that the tuning fields deprecated in 0.2 (kernel_options::shape,
 // kernel_shape::parse, scan_options' tile and chunk fields) keep working until 0.3.
@@ -311,8 +313,8 @@ TEST(scan, copy_if_and_partition_keep_order) {
   };
   run("automatic algorithm");
   // The helpers cache kernels per context: a new context sees the forced algorithm.
-  ::setenv("CLFORGE_TUNE", "scan:algorithm=lookback", 1);
   {
+    clforge_test::tune_env tune("scan:algorithm=lookback");
     cf::context lookback_ctx = cf::context::create_default();
     cf::queue lq(lookback_ctx);
     std::vector<cl_int> host = random_ints(100'003, 29);
@@ -332,7 +334,6 @@ TEST(scan, copy_if_and_partition_keep_order) {
     EXPECT_EQ(cf::partition(lq, x, out, "x < 0"), negatives);
     EXPECT_EQ(out.to_host(lq), kept);
   }
-  ::unsetenv("CLFORGE_TUNE");
 }
 
 TEST(scan, inclusive_and_exclusive_helpers_are_cached) {
@@ -456,14 +457,14 @@ TEST(scan, lookback_tile_shapes_from_options_and_environment) {
       EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1) << "n=" << n;
     }
   }
-  ::setenv("CLFORGE_TUNE", "scan:items=7,group=16", 1);
+  std::optional<clforge_test::tune_env> tune(std::in_place, "scan:items=7,group=16");
   cf::scan_kernel<cl_int> from_env(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
                                    "0", "y[i] = item", cf::scan_kind::inclusive,
                                    options_for(cf::scan_algorithm::lookback, "shaped"));
   EXPECT_EQ(from_env.tile_size(), 7u * 16u);
   EXPECT_EQ(cf::scan_options().tile("40x256w32lp8").lookback_groups_per_cu, 8u);
   EXPECT_THROW(cf::scan_options().tile("40x"), cf::error);
-  ::setenv("CLFORGE_TUNE", "scan:items=5,group=32,window=4,registers=0,groups_per_cu=2", 1);
+  tune->set("scan:items=5,group=32,window=4,registers=0,groups_per_cu=2");
   cf::scan_kernel<cl_int> flagged(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
                                   "y[i] = item", cf::scan_kind::inclusive,
                                   options_for(cf::scan_algorithm::lookback, "shaped"));
@@ -478,12 +479,12 @@ TEST(scan, lookback_tile_shapes_from_options_and_environment) {
     flagged(q(), x, y);
     EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1);
   }
-  ::setenv("CLFORGE_TUNE", "scan:items=7by16", 1);
+  tune->set("scan:items=7by16");
   EXPECT_THROW(cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b",
                                        "0", "y[i] = item", cf::scan_kind::inclusive,
                                        options_for(cf::scan_algorithm::lookback, "shaped")),
                cf::error);
-  ::unsetenv("CLFORGE_TUNE");
+  tune.reset();
   // A shape that does not fit local memory is refused with the numbers.
   cf::scan_options huge = options_for(cf::scan_algorithm::lookback, "shaped");
   huge.items_per_thread = 64;  // the largest values allowed: 1 MiB of int and more

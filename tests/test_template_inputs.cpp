@@ -5,6 +5,7 @@
 // errors (never a crash) for what they refuse.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <numeric>
@@ -77,6 +78,69 @@ TEST(template_inputs, snippets_ending_in_a_line_comment_build_in_every_template)
                                  cf::scan_kind::inclusive, scan_with(alg));
     scan(q(), xi, yi);
     EXPECT_EQ(yi.to_host(q())[n - 1], static_cast<cl_int>(n * (n + 1) / 2));
+  }
+}
+
+// Every way user text can end or break a line - a // comment, a backslash (which joins the next
+// line), CR LF and lone CR line ends, a #define before the expression - in every template that
+// pastes user text: snippets, preambles, bin and key expressions, predicates. The lane-by-lane
+// reduction (GPU tables) pastes the map once per lane; CI runs this under every table.
+TEST(template_inputs, user_text_with_comments_backslashes_and_line_ends_builds_everywhere) {
+  const std::size_t n = 1000;
+  const std::vector<std::string> endings = {" // end", " /* end */", " \\",
+                                            "\r\n",    "\r",         "\r\n// end\r\n"};
+  auto x = cf::array<float>::from_host(q(), std::vector<float>(n, 1.5f));
+  auto xi = cf::array<cl_int>::from_host(q(), ramp(n));
+  cf::array<float> y(q(), n);
+  cf::array<cl_int> yi(q(), n);
+  for (std::size_t e = 0; e < endings.size(); ++e) {
+    SCOPED_TRACE("ending " + std::to_string(e));
+    const std::string& end = endings[e];
+    const std::string tag = std::to_string(e);
+    cf::kernel_options o;
+    o.name = "reset_" + tag;
+    o.preamble = "#define CLFORGE_TEST_TWO 2.0f" + end;
+    cf::elementwise_kernel reset(ctx(), "global float* y", "y[i] = CLFORGE_TEST_TWO" + end, o);
+    reset(q(), y);
+    EXPECT_EQ(y.to_host(q()), std::vector<float>(n, 2.0f));
+
+    cf::reduction_options ro_sum;
+    ro_sum.name = "sum_" + tag;
+    cf::reduction_kernel<float> sum(ctx(), "global const float* x",
+                                    "\n#define USER_ONE 1.0f\nx[i] * USER_ONE" + end, "a + b" + end,
+                                    "0.0f" + end, ro_sum);
+    EXPECT_FLOAT_EQ(sum(q(), x), 1.5f * n);
+
+    for (cf::scan_algorithm alg : kAlgorithms) {
+      cf::scan_options so = scan_with(alg, "scan_" + tag);
+      so.preamble = "// helpers" + end;
+      cf::scan_kernel<cl_int> scan(ctx(), "global const int* x, global int* y", "x[i]" + end,
+                                   "a + b" + end, "0" + end, "y[i] = item" + end,
+                                   cf::scan_kind::inclusive, so);
+      scan(q(), xi, yi);
+      EXPECT_EQ(yi.to_host(q())[n - 1], static_cast<cl_int>(n * (n + 1) / 2));
+    }
+
+    cf::histogram_options ho;
+    ho.name = "bins_" + tag;
+    ho.preamble = "// helpers" + end;
+    cf::histogram_kernel bins(ctx(), "global const int* x", "x[i] % 4" + end, 4, ho);
+    const std::vector<cl_uint> counts = bins(q(), xi).to_host(q());
+    EXPECT_EQ(counts, std::vector<cl_uint>(4, static_cast<cl_uint>(n / 4)));
+
+    cf::radix_sort_options ro;
+    ro.name = "by_key_" + tag;
+    ro.preamble = "// helpers" + end;
+    cf::radix_sort_kernel by_key(ctx(), "global int* x", "(uint)(2000 - x[i])" + end, {"x"}, 32,
+                                 ro);
+    cf::array<cl_int> sorted = cf::array<cl_int>::from_host(q(), ramp(n));
+    by_key(q(), sorted);
+    std::vector<cl_int> expect = ramp(n);
+    std::reverse(expect.begin(), expect.end());
+    EXPECT_EQ(sorted.to_host(q()), expect);
+
+    cf::array<cl_int> kept(q(), n);
+    EXPECT_EQ(cf::copy_if(q(), xi, kept, "x > 500" + end), n - 500);
   }
 }
 

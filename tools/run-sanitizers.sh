@@ -3,7 +3,8 @@
 # The sanitizer and fuzzing job; CI runs it after the main suite (.ci/run).
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer build of the test suite (build-asan),
 #         run on PoCL: every test except the `large` and `package` ones (which build
-#         separate, uninstrumented consumers against this build's library or the source).
+#         separate, uninstrumented consumers against this build's library or the source) and
+#         the `gpu-tables` reruns (the same code under other tuning tables, run by the main job).
 #   tsan  ThreadSanitizer build of tests/test_concurrency.cpp (build-tsan), run on PoCL.
 #   fuzz  The libFuzzer targets in fuzz/ (build-fuzz, clang-14), each for CLFORGE_FUZZ_SECONDS
 #         seconds (default 30) from the seed corpus in fuzz/corpus/<target> (copied first, so
@@ -46,7 +47,7 @@ stage_asan() {
   # ompi_datatype_create and its plugins) are reported as leaks after MPI_Finalize.
   (cd build-asan &&
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1" \
-      ctest --output-on-failure -j 2 -LE 'large|package|mpi')
+      ctest --output-on-failure -j 2 -LE 'large|package|mpi|gpu-tables')
 }
 
 stage_tsan() {

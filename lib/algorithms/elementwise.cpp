@@ -177,7 +177,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"name", state->name},
       {"strided_name", state->name + "_strided"},
       {"extensions", header.fp64_pragma},
-      {"preamble", options.preamble},
+      {"preamble", detail::snippet(options.preamble)},
       {"operation", detail::snippet(operation)},
       {"count_name", detail::count_name(state->params)},
       {"comma_parameters", detail::comma_parameters(state->params)},

@@ -79,10 +79,10 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
       "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
       std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
       "\n#define CLFORGE_COPIES " + std::to_string(copies) + "\n#define CLFORGE_UNROLL " +
-      std::to_string(policy.unroll) + "\n" + pragma + "\n" + options.preamble + "\n" +
+      std::to_string(policy.unroll) + "\n" + pragma + snippet(options.preamble) +
       render_kernel("histogram", {{"name", st->name},
                                   {"user_parameters", list.empty() ? "" : list + ", "},
-                                  {"bin_expr", bin_expr}});
+                                  {"bin_expr", snippet(bin_expr)}});
   try {
     st->prog = ctx.build(source, options.build_options);
   } catch (const error& failure) {

@@ -104,7 +104,7 @@ std::string vector_map_function(const lane_rewrite& lanes, const std::string& ty
     for (const parameter& a : lanes.arrays)
       f += "    const " + a.type + " clforge_lane_" + a.name + " = clforge_vector_" + a.name +
            lane + ";\n";
-    f += "    clforge_r" + lane + " = (" + type + ")(" + lanes.text + ");\n  }\n";
+    f += "    clforge_r" + lane + " = (" + type + ")(" + snippet(lanes.text) + ");\n  }\n";
   }
   return f + "  return clforge_r;\n}\n";
 }
@@ -185,7 +185,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
         {"compensated", options.compensated ? "yes (Kahan)" : "no"},
         {"compensated_flag", options.compensated ? "1" : "0"},
         {"extensions", header_.fp64_pragma},
-        {"preamble", options.preamble},
+        {"preamble", snippet(options.preamble)},
         {"map", snippet(d.map)},
         {"reduce", snippet(d.reduce)},
         {"neutral", snippet(d.neutral)},

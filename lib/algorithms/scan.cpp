@@ -257,7 +257,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
 
   template_values values{
       {"name", e->header.name},
-      {"preamble", options.preamble},
+      {"preamble", snippet(options.preamble)},
       {"value_type", type.name},
       {"neutral", snippet(neutral)},
       {"scan_expr", snippet(scan_expr)},
@@ -269,7 +269,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       {"user_parameters", user_parameter_list(e->header.params)},
   };
   if (!e->header.fp64_pragma.empty())
-    values["preamble"] = e->header.fp64_pragma + "\n" + options.preamble;
+    values["preamble"] = e->header.fp64_pragma + snippet(options.preamble);
 
   if (e->algorithm == scan_algorithm::lookback) {
     choose_tile(ctx, *e, asked, policy);

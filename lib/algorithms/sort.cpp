@@ -507,7 +507,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
     moves = v.snippets[1];
     stores = v.snippets[2];
   }
-  std::string source = header.fp64_pragma + "\n" + options.preamble + "\n";
+  std::string source = header.fp64_pragma + snippet(options.preamble);
   for (const char* index : {"uint", "ulong"}) {
     const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
     source += render_kernel("sort_key", {{"name", st->name},
@@ -516,7 +516,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                                          {"user_parameters", list.empty() ? "" : list + ", "},
                                          {"key_type", st->key.name},
                                          {"index_type", index},
-                                         {"key_expr", key},
+                                         {"key_expr", snippet(key)},
                                          {"moved_parameters", moved_parameters},
                                          {"moves", moves}});
   }

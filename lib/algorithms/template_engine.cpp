@@ -9,6 +9,21 @@
 
 namespace clforge::detail {
 
+std::string snippet(std::string_view text) {
+  std::string out = "\n";
+  out.reserve(text.size() + 3);
+  for (std::size_t j = 0; j < text.size(); ++j) {
+    if (text[j] != '\r') {
+      out += text[j];
+    } else if (j + 1 == text.size() || text[j + 1] != '\n') {
+      out += '\n';  // a lone CR ends a line (and a // comment) in some compilers, not in others
+    }
+  }
+  // The second line break ends the snippet's last line even when it ends in a backslash, which
+  // would join the first one to it.
+  return out + "\n\n";
+}
+
 std::vector<std::string_view> snippet_tokens(std::string_view text) {
   std::vector<std::string_view> tokens;
   for (std::size_t j = 0; j < text.size();) {

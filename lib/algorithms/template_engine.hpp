@@ -55,11 +55,11 @@ template_header start_template(const context& ctx, const std::string& what, cons
                                std::string_view arguments, std::string_view reserved,
                                const std::string& value_type = "", bool value_needs_fp64 = false);
 
-/// A user snippet as pasted into generated code: followed by a line break, so a snippet that
-/// ends in a // comment does not swallow what the template puts after it.
-inline std::string snippet(std::string_view text) {
-  return std::string(text) + "\n";
-}
+/// The one way user text (a snippet, a preamble, a key or bin expression) enters generated
+/// code, on every path: on lines of its own with its line ends made LF, so that a // comment, a
+/// trailing backslash or a #directive in it can neither swallow nor break what the template
+/// puts around it.
+std::string snippet(std::string_view text);
 
 /// The tokens of a snippet: identifiers and numbers whole, other characters one by one; blanks
 /// and comments dropped. Linear in the text, whatever its length.
