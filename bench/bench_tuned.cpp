@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Autotuned policies against the tuning tables, side by side in one run. Jobs tuned_saxpy,
-// tuned_sum, tuned_scan_int32 and tuned_mask_v24 (a 24-vertex polygon on a sqrt(n) x sqrt(n)
-// image), each with three implementations of the same template:
+// tuned_sum, tuned_scan_int32, tuned_mask_v24 (a 24-vertex polygon on a sqrt(n) x sqrt(n)
+// image), tuned_sort_uint32 (the copy of the unsorted keys in, then the sort) and
+// tuned_histogram_256: the workloads of clforge-tune, each with three implementations of the
+// same template:
 //   clforge  the policy in effect for the harness's context: the table, the results
 //            clforge-tune stored (docs/tuning.md) and CLFORGE_TUNE, e.g. after
 //            `CLFORGE_TUNE=table=generic clforge-tune --template all`, run with
@@ -91,6 +93,31 @@ run_fn mask_case(std::size_t n, const std::string& table) {
   return [=] { return device_seconds(masker->mask_into(s->q, *poly, *image, side, side)); };
 }
 
+run_fn sort_case(std::size_t n, const std::string& table) {
+  auto s = setup_for(table);
+  std::vector<cl_uint> host(n);
+  const std::vector<std::int32_t> ints = random_ints(n, 43, 0, 2147483647);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<cl_uint>(ints[i]);
+  auto unsorted = std::make_shared<cf::array<cl_uint>>(cf::array<cl_uint>::from_host(s->q, host));
+  auto keys = std::make_shared<cf::array<cl_uint>>(s->q, n);
+  return [s, unsorted, keys] {
+    const cf::event first = unsorted->copy_to(s->q, *keys);
+    return device_seconds(first, cf::sort(s->q, *keys));
+  };
+}
+
+run_fn histogram_case(std::size_t n, const std::string& table) {
+  auto s = setup_for(table);
+  auto x = std::make_shared<cf::array<float>>(
+      cf::array<float>::from_host(s->q, random_floats(n, 44, 0.0f, 1.0f)));
+  auto counts = std::make_shared<cf::array<cl_uint>>(s->q, 256);
+  cf::histogram_options o;
+  o.name = "tuned_histogram";
+  auto k = std::make_shared<cf::histogram_kernel>(s->ctx, "global const float* x",
+                                                  "(long)(x[i] * 256.0f)", 256, o);
+  return [s, x, counts, k, n] { return device_seconds(k->accumulate(s->q, *counts, n, *x)); };
+}
+
 void register_cases() {
   const std::pair<const char*, const char*> impls[] = {
       {"clforge", ""}, {"table", "auto"}, {"generic", "generic"}};
@@ -100,6 +127,9 @@ void register_cases() {
     add_case({"tuned_sum", impl, 4.0, [t](std::size_t n) { return sum_case(n, t); }});
     add_case({"tuned_scan_int32", impl, 8.0, [t](std::size_t n) { return scan_case(n, t); }});
     add_case({"tuned_mask_v24", impl, 1.0, [t](std::size_t n) { return mask_case(n, t); }});
+    add_case({"tuned_sort_uint32", impl, 4.0, [t](std::size_t n) { return sort_case(n, t); }});
+    add_case(
+        {"tuned_histogram_256", impl, 4.0, [t](std::size_t n) { return histogram_case(n, t); }});
   }
 }
 

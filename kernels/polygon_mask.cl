@@ -11,11 +11,11 @@ $fp64_pragma
 #define POLYGONS $polygons          // polygons drawn in one launch (label = index + 1, last wins)
 #define EDGES $edges                // edges of the single polygon; 0: read from polys[] instead
 #define NONZERO $nonzero            // 1: non-zero winding rule, 0: even-odd
-#define KERNEL_$kernel 1           // the formulation (pixel, span, fill or row)
+#define CLFORGE_KERNEL_$kernel 1   // the formulation (pixel, span, fill or row)
 #define WITH_EDGE_KERNEL $edge_kernel   // 1: vertices on the device, edge table made there
-#define PIXELS $pixels              // consecutive pixels of a row per work-item
-#define GROUP $group                // work-group size of the span kernel
-#define SERIAL_COLLECT $serial      // span: one work-item (1) or all (0) list a row's crossings
+#define CLFORGE_PIXELS $pixels      // consecutive pixels of a row per work-item
+#define CLFORGE_GROUP $group        // work-group size of the span and fill kernels
+#define CLFORGE_SERIAL $serial      // span: one work-item (1) or all (0) list a row's crossings
 typedef $out_type out_t;
 #define EDGE_SPACE $edge_space  // "constant" when the table fits, else "global const"
 // The table: POLYGONS int4 {first edge, end edge, first row, end row}, then the edges
@@ -50,22 +50,22 @@ static inline int edge_at_row(float4 e, float py, float* t) {
 #define INSIDE(count) ((count) & 1)
 #endif
 
-#if KERNEL_pixel
-// One work-item per PIXELS consecutive pixels of a row; every edge of a polygon is tested,
+#if CLFORGE_KERNEL_pixel
+// One work-item per CLFORGE_PIXELS consecutive pixels of a row; every edge of a polygon is tested,
 // unless the row lies outside the polygon's bounding rows.
 kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t value,
                                EDGE_SPACE float4* table) {
   const uint y = get_global_id(1);
-  const uint x0 = (uint)get_global_id(0) * PIXELS;
+  const uint x0 = (uint)get_global_id(0) * CLFORGE_PIXELS;
   if (y >= height || x0 >= width) return;
   const float py = (float)y;
-  int label[PIXELS];
-  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  int label[CLFORGE_PIXELS];
+  for (int k = 0; k < CLFORGE_PIXELS; ++k) label[k] = 0;
   for (int p = 0; p < POLYGONS; ++p) {
     const int4 poly = POLY(p);  // first edge, end edge, first row, end row
     if ((int)y < poly.z || (int)y >= poly.w) continue;
-    int count[PIXELS];
-    for (int k = 0; k < PIXELS; ++k) count[k] = 0;
+    int count[CLFORGE_PIXELS];
+    for (int k = 0; k < CLFORGE_PIXELS; ++k) count[k] = 0;
 #if EDGES
     $unroll
     for (int e = 0; e < EDGES; ++e) {
@@ -75,55 +75,55 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
       const float4 edge = EDGE(e);
       float t;
       const int dir = edge_at_row(edge, py, &t);
-      for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k), edge.x, t, dir);
+      for (int k = 0; k < CLFORGE_PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k), edge.x, t, dir);
     }
-    for (int k = 0; k < PIXELS; ++k)
+    for (int k = 0; k < CLFORGE_PIXELS; ++k)
       if (INSIDE(count[k])) label[k] = p + 1;
   }
   const ulong row = (ulong)y * width;
-  if (x0 + PIXELS <= width) {
-    for (int k = 0; k < PIXELS; ++k) STORE(out, row + x0 + k, label[k], value);
+  if (x0 + CLFORGE_PIXELS <= width) {
+    for (int k = 0; k < CLFORGE_PIXELS; ++k) STORE(out, row + x0 + k, label[k], value);
   } else {
-    for (int k = 0; k < PIXELS; ++k)
+    for (int k = 0; k < CLFORGE_PIXELS; ++k)
       if (x0 + k < width) STORE(out, row + x0 + k, label[k], value);
   }
 }
 #endif
 
-#if KERNEL_span
-// A work-group per segment of GROUP * PIXELS pixels of one row: the group first finds which
-// edges cross its row (each once, GROUP edges at a time, into local memory), then every pixel
-// counts only those crossings. Work per pixel: the row's crossings instead of every edge.
-kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+#if CLFORGE_KERNEL_span
+// A work-group per segment of CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row: the group first
+// finds which edges cross its row (each once, CLFORGE_GROUP edges at a time, into local memory),
+// then every pixel counts only those crossings. Work per pixel: the row's crossings instead of every edge.
+kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
-  local float xs[GROUP], ts[GROUP];  // the crossings: x - xs[j] < ts[j] is left of edge j
+  local float xs[CLFORGE_GROUP], ts[CLFORGE_GROUP];  // the crossings: x - xs[j] < ts[j] is left of edge j
 #if NONZERO
-  local int dirs[GROUP];
+  local int dirs[CLFORGE_GROUP];
 #endif
   local int found;
   const uint y = get_group_id(1);  // the range is exact in y: the whole group has one row
   const uint lid = get_local_id(0);
-  const uint x0 = (uint)get_group_id(0) * (GROUP * PIXELS) + lid;  // pixels x0 + k * GROUP
+  const uint x0 = (uint)get_group_id(0) * (CLFORGE_GROUP * CLFORGE_PIXELS) + lid;  // pixels x0 + k * CLFORGE_GROUP
   const float py = (float)y;
-  int label[PIXELS];
-  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  int label[CLFORGE_PIXELS];
+  for (int k = 0; k < CLFORGE_PIXELS; ++k) label[k] = 0;
   for (int p = 0; p < POLYGONS; ++p) {
     const int4 poly = POLY(p);
     if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
-    int count[PIXELS];
-    for (int k = 0; k < PIXELS; ++k) count[k] = 0;
+    int count[CLFORGE_PIXELS];
+    for (int k = 0; k < CLFORGE_PIXELS; ++k) count[k] = 0;
 #if EDGES
     const int first = 0, end = EDGES;
 #else
     const int first = poly.x, end = poly.y;
 #endif
-    for (int chunk = first; chunk < end; chunk += GROUP) {
-#if SERIAL_COLLECT
+    for (int chunk = first; chunk < end; chunk += CLFORGE_GROUP) {
+#if CLFORGE_SERIAL
       // One work-item lists the chunk's crossings in order (CPU devices: no atomics).
       if (lid == 0) {
         int n = 0;
-        const int stop = min(end, chunk + GROUP);
+        const int stop = min(end, chunk + CLFORGE_GROUP);
         for (int e = chunk; e < stop; ++e) {
           const float4 edge = EDGE(e);
           float t;
@@ -166,21 +166,21 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
 #else
         const int dir = 1;
 #endif
-        for (int k = 0; k < PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * GROUP), xj, tj, dir);
+        for (int k = 0; k < CLFORGE_PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * CLFORGE_GROUP), xj, tj, dir);
       }
       barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites xs
     }
-    for (int k = 0; k < PIXELS; ++k)
+    for (int k = 0; k < CLFORGE_PIXELS; ++k)
       if (INSIDE(count[k])) label[k] = p + 1;
   }
   if (y >= height) return;
   const ulong row = (ulong)y * width;
-  for (int k = 0; k < PIXELS; ++k)
-    if (x0 + k * GROUP < width) STORE(out, row + x0 + k * GROUP, label[k], value);
+  for (int k = 0; k < CLFORGE_PIXELS; ++k)
+    if (x0 + k * CLFORGE_GROUP < width) STORE(out, row + x0 + k * CLFORGE_GROUP, label[k], value);
 }
 #endif
 
-#if KERNEL_fill || KERNEL_row
+#if CLFORGE_KERNEL_fill || CLFORGE_KERNEL_row
 // The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
 // every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
 // monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
@@ -193,27 +193,27 @@ static inline int left_boundary(float x0, float t, int lo, int hi) {
 }
 #endif
 
-#if KERNEL_fill
-// A work-group per segment of S = GROUP * PIXELS pixels of one row, for CPU devices: one
-// work-item walks the polygon's edges once, marks where each crossing's "left of the edge"
-// prefix ends in the segment (winding[b - 1] += direction; crossings past the segment go to a
-// base count), then sums the marks from the right; every pixel then reads its count. Work per
-// row segment: edges + S, independent of how many edges cross the row.
-kernel __attribute__((reqd_work_group_size(GROUP, 1, 1)))
+#if CLFORGE_KERNEL_fill
+// A work-group per segment of S = CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row, for CPU
+// devices: one work-item walks the polygon's edges once, marks where each crossing's "left of
+// the edge" prefix ends in the segment (winding[b - 1] += direction; crossings past the segment
+// go to a base count), then sums the marks from the right; every pixel then reads its count.
+// Work per row segment: edges + S, independent of how many edges cross the row.
+kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_fill(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
-  local int winding[GROUP * PIXELS];
+  local int winding[CLFORGE_GROUP * CLFORGE_PIXELS];
   const uint y = get_group_id(1);  // the range is exact in y: the whole group has one row
   const uint lid = get_local_id(0);
-  const int first_x = (int)get_group_id(0) * (GROUP * PIXELS);  // pixels first_x + lid + k * GROUP
-  const int end_x = first_x + GROUP * PIXELS;
+  const int first_x = (int)get_group_id(0) * (CLFORGE_GROUP * CLFORGE_PIXELS);  // pixels first_x + lid + k * CLFORGE_GROUP
+  const int end_x = first_x + CLFORGE_GROUP * CLFORGE_PIXELS;
   const float py = (float)y;
-  int label[PIXELS];
-  for (int k = 0; k < PIXELS; ++k) label[k] = 0;
+  int label[CLFORGE_PIXELS];
+  for (int k = 0; k < CLFORGE_PIXELS; ++k) label[k] = 0;
   for (int p = 0; p < POLYGONS; ++p) {
     const int4 poly = POLY(p);
     if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
-    for (int k = 0; k < PIXELS; ++k) winding[lid + k * GROUP] = 0;
+    for (int k = 0; k < CLFORGE_PIXELS; ++k) winding[lid + k * CLFORGE_GROUP] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
 #if EDGES
@@ -233,41 +233,41 @@ void polygon_mask_fill(global out_t* out, uint width, uint height, out_t value,
         else if (b > first_x)
           winding[b - 1 - first_x] += dir;
       }
-      for (int i = GROUP * PIXELS - 1; i >= 0; --i) {
+      for (int i = CLFORGE_GROUP * CLFORGE_PIXELS - 1; i >= 0; --i) {
         base += winding[i];
         winding[i] = base;
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int k = 0; k < PIXELS; ++k)
-      if (INSIDE(winding[lid + k * GROUP])) label[k] = p + 1;
+    for (int k = 0; k < CLFORGE_PIXELS; ++k)
+      if (INSIDE(winding[lid + k * CLFORGE_GROUP])) label[k] = p + 1;
     barrier(CLK_LOCAL_MEM_FENCE);  // before the next polygon clears winding
   }
   if (y >= height) return;
   const ulong row = (ulong)y * width;
-  for (int k = 0; k < PIXELS; ++k) {
-    const int x = first_x + (int)lid + k * GROUP;
+  for (int k = 0; k < CLFORGE_PIXELS; ++k) {
+    const int x = first_x + (int)lid + k * CLFORGE_GROUP;
     if (x < (int)width) STORE(out, row + x, label[k], value);
   }
 }
 #endif
 
-#if KERNEL_row
-// One work-item (and work-group) per segment of PIXELS pixels of a row, for CPU devices: no
+#if CLFORGE_KERNEL_row
+// One work-item (and work-group) per segment of CLFORGE_PIXELS pixels of a row, for CPU devices: no
 // barriers, no local memory. As polygon_mask_fill, in private memory, and the right-to-left sum
 // of the marks writes the pixels as it goes.
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void polygon_mask_row(global out_t* out, uint width, uint height, out_t value,
                       EDGE_SPACE float4* table) {
   const uint y = get_global_id(1);
-  const int first_x = (int)get_global_id(0) * PIXELS;
+  const int first_x = (int)get_global_id(0) * CLFORGE_PIXELS;
   if (y >= height || first_x >= (int)width) return;
-  const int n = min(PIXELS, (int)width - first_x), end_x = first_x + n;
+  const int n = min(CLFORGE_PIXELS, (int)width - first_x), end_x = first_x + n;
   const float py = (float)y;
   const ulong row = (ulong)y * width + first_x;
-  int marks[PIXELS];
+  int marks[CLFORGE_PIXELS];
 #if POLYGONS > 1
-  int labels[PIXELS];
+  int labels[CLFORGE_PIXELS];
   for (int i = 0; i < n; ++i) labels[i] = 0;
 #endif
   for (int p = 0; p < POLYGONS; ++p) {

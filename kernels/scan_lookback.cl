@@ -8,19 +8,19 @@
 // prefixes for its exclusive prefix, publishes its own inclusive prefix and writes each element
 // once (output statement, striped). kernels/common.cl has the look-back protocol (tile numbers
 // from an atomic counter, so no deadlock; states of this call's epoch) and the group scan.
-#define CLFORGE_GROUP $group_size
-#define CLFORGE_ITEMS $items_per_thread
+#define CLFORGE_GROUP $group
+#define CLFORGE_ITEMS $items
 #define CLFORGE_TILE (CLFORGE_GROUP * CLFORGE_ITEMS)
 #define CLFORGE_PACKED $packed           /* value and status in one 64-bit word */
 #define CLFORGE_SEGMENTED $segmented
 #define CLFORGE_INCLUSIVE $inclusive
 #define CLFORGE_TOTAL_ONLY $total_only   /* pass that only finds last_item */
 #define CLFORGE_HAS_LAST_ITEM $has_last_item
-#define CLFORGE_WINDOW $lookback_window  /* work-items that look back, 1 or more */
-#define CLFORGE_IN_REGISTERS $in_registers  /* a work-item's items in registers between passes */
+#define CLFORGE_WINDOW $window  /* work-items that look back, 1 or more */
+#define CLFORGE_REGISTERS $registers  /* a work-item's items in registers between passes */
 #define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
 /* the output adds the prefixes as it goes (step 5) */
-#define CLFORGE_FUSED (!CLFORGE_IN_REGISTERS && !CLFORGE_SEGMENTED)
+#define CLFORGE_FUSED (!CLFORGE_REGISTERS && !CLFORGE_SEGMENTED)
 /* VECTOR_IN/OUT: the input is a plain load $vector_input[i] / the output a plain store
    $vector_output[i] = item, done on full tiles as striped 4-vectors through pointer casts: the
    tile's start is a multiple of 4 elements and a buffer argument starts at
@@ -193,9 +193,9 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // 2. Each work-item scans its ITEMS consecutive items, in registers (IN_REGISTERS) or in
+  // 2. Each work-item scans its ITEMS consecutive items, in registers (REGISTERS) or in
   // place in local memory (fewer registers, so more work-groups per compute unit).
-#if CLFORGE_IN_REGISTERS
+#if CLFORGE_REGISTERS
   clforge_t clforge_v[CLFORGE_ITEMS];
 #define CLFORGE_V(j) clforge_v[j]
 #else

@@ -473,10 +473,12 @@ kernel void clforge_sort_onesweep(global const CLFORGE_KEY_T* keys_in, global CL
 
 #else
 // ---- chunked (CPUs) -------------------------------------------------------------------------
-// Digits of CLFORGE_CHUNK_RADIX buckets (a power of two; the host's mask selects the bits).
-#ifndef CLFORGE_CHUNK_RADIX
-#define CLFORGE_CHUNK_RADIX 256
+// Digits of CLFORGE_CHUNK_DIGIT_BITS bits: CLFORGE_CHUNK_RADIX buckets (the host's mask selects
+// the bits of a pass).
+#ifndef CLFORGE_CHUNK_DIGIT_BITS
+#define CLFORGE_CHUNK_DIGIT_BITS 8
 #endif
+#define CLFORGE_CHUNK_RADIX (1 << CLFORGE_CHUNK_DIGIT_BITS)
 
 // Work-item c counts the digits of its chunk: counts[d * chunks + c].
 kernel void clforge_sort_chunk_count(global const CLFORGE_KEY_T* keys, ulong n, ulong chunk,

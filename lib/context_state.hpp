@@ -31,10 +31,6 @@ struct context_state {
   device_info info;
   std::shared_ptr<memory_pool> pool;
   program_cache cache;
-  // clforge::tuning::set: the selected table ("" by device) and the overrides, in order.
-  std::mutex tuning_mutex;
-  std::string tuning_table;
-  std::vector<std::pair<std::string, std::string>> tuning_settings;
   // Last member: destroyed first, while the pool and the program cache still exist.
   std::mutex attachments_mutex;
   std::map<std::string, std::shared_ptr<void>, std::less<>> attachments;

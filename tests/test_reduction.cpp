@@ -15,6 +15,10 @@
 
 #include "shared_device.hpp"
 
+// Also checks that the tuning fields deprecated in 0.2 (kernel_options::shape,
+// kernel_shape::parse, scan_options' tile and chunk fields) keep working until 0.3.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace cf = clforge;
 
 struct argmax_t {
@@ -173,15 +177,15 @@ TEST(reduction, vector_loads_for_maps_that_read_several_arrays_at_i) {
   cf::reduction_kernel<cl_long> shifted(ctx(), "global const int* x, global const short* y",
                                         "(long)x[i] * y[i] - x[i + 1]", "a + b", "0",
                                         with_shape("vshift", cf::kernel_shape::parse("gpu,vec=4")));
-  EXPECT_NE(mixed.source().find("#define CLFORGE_VEC 4 "), std::string::npos);
-  EXPECT_NE(chunks.source().find("#define CLFORGE_VEC 8 "), std::string::npos);
-  EXPECT_NE(shifted.source().find("#define CLFORGE_VEC 1 "), std::string::npos);
+  EXPECT_NE(mixed.source().find("#define CLFORGE_VECTOR_WIDTH 4 "), std::string::npos);
+  EXPECT_NE(chunks.source().find("#define CLFORGE_VECTOR_WIDTH 8 "), std::string::npos);
+  EXPECT_NE(shifted.source().find("#define CLFORGE_VECTOR_WIDTH 1 "), std::string::npos);
   // Maps that store into an array or take an element's address keep the scalar kernel too.
   for (const char* map : {"(x[i] <<= 1)", "(x[i] >>= 1)", "*(&x[i])", "(x[i] |= 1)"}) {
     cf::reduction_kernel<cl_long> k(
         ctx(), "global int* x", map, "a + b", "0",
         with_shape("keeps_scalar", cf::kernel_shape::parse("gpu,vec=4")));
-    EXPECT_NE(k.source().find("#define CLFORGE_VEC 1 "), std::string::npos) << map;
+    EXPECT_NE(k.source().find("#define CLFORGE_VECTOR_WIDTH 1 "), std::string::npos) << map;
   }
   {
     // ... and their stores land: x doubles in place, the sum is of the doubled values.

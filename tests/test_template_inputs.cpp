@@ -20,6 +20,10 @@
 #include "expect_error.hpp"
 #include "shared_device.hpp"
 
+// Also checks that the tuning fields deprecated in 0.2 (kernel_options::shape,
+// kernel_shape::parse, scan_options' tile and chunk fields) keep working until 0.3.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace cf = clforge;
 using clforge_test::ctx;
 using clforge_test::q;

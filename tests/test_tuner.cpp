@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,9 +21,9 @@
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
-#include "tuner/policy_hooks.hpp"
-#include "tuner/search.hpp"
-#include "tuner/tuning_store.hpp"
+#include "tuning/registry.hpp"
+#include "tuning/resolve.hpp"
+#include "tuning/store.hpp"
 
 namespace cf = clforge;
 namespace fs = std::filesystem;
@@ -201,21 +202,28 @@ TEST(tuner, constraints_and_bad_spaces) {
   bad = spin_space(d, {"0"}, {"0"});
   bad.check = nullptr;
   EXPECT_CLFORGE_ERROR(cf::tuner::tune(queue(), bad, quick()), {"check function"});
-  EXPECT_CLFORGE_ERROR(cf::tuner::tune_template(queue(), "sort", 100, quick()),
-                       {"no template \"sort\"", "saxpy, sum, scan, polygon"});
+  EXPECT_CLFORGE_ERROR(cf::tuner::tune_template(queue(), "sorting", 100, quick()),
+                       {"no template \"sorting\"", "saxpy, sum, scan, polygon, sort, histogram",
+                        "elementwise, reduce"});
 }
 
-// Every value a built-in search space tries is one its policy takes: a value the policy dropped
-// would only show as failed candidates in clforge-tune's progress.
-TEST(tuner, built_in_spaces_try_only_settings_their_policies_take) {
+// Every value a registry row's search space tries is one its policy takes: a value the policy
+// dropped would only show as failed candidates in clforge-tune's progress.
+TEST(tuner, every_search_space_tries_only_settings_its_policy_takes) {
   cf::context own(ctx().device());
-  const auto settings = cf::detail::builtin_space_settings();
-  EXPECT_GT(settings.size(), 20u);
-  for (const auto& [primitive, setting] : settings) {
-    SCOPED_TRACE(primitive + ": " + setting);
-    EXPECT_EQ(clforge_test::error_message([&] { cf::tuning::set(own, primitive, setting); }),
-              "(no error)");
+  std::size_t settings = 0;
+  for (const cf::detail::template_row* row : cf::detail::template_rows()) {
+    EXPECT_FALSE(row->space().empty()) << row->name();
+    for (const cf::detail::search_parameter& p : row->space())
+      for (const std::string& v : p.values) {
+        const std::string setting = p.key + "=" + v;
+        SCOPED_TRACE(std::string(row->name()) + ": " + setting);
+        EXPECT_EQ(clforge_test::error_message([&] { cf::tuning::set(own, row->name(), setting); }),
+                  "(no error)");
+        ++settings;
+      }
   }
+  EXPECT_GT(settings, 40u);
 }
 
 TEST(tuner, a_stored_result_is_used_by_the_templates_unless_switched_off) {
@@ -408,4 +416,70 @@ TEST(tuner, storing_without_a_cache_directory_is_an_error) {
                                                                "kind=fast", 2e-3, 1e-3}}),
                        {"tuned results", "elementwise kind takes gpu|cpu"});
   EXPECT_TRUE(cf::tuner::stored(ctx()).empty());
+}
+
+// Every template in the registry can be tuned: its workload builds, the baseline and the
+// candidates give the right output, and the policy found is one the template reads back.
+TEST(tuner, every_registry_row_is_tunable_in_a_short_budget) {
+  private_cache cache;
+  std::vector<std::string> names = cf::tuner::template_names();
+  ASSERT_EQ(names.size(), cf::detail::template_rows().size());
+  bool by_workload = true;  // every other row by the registry's name of the template
+  for (const cf::detail::template_row* row : cf::detail::template_rows()) {
+    SCOPED_TRACE(row->name());
+    by_workload = !by_workload;
+    cf::tuner::options o;
+    o.budget_seconds = 2;
+    o.repetitions = 1;
+    o.threads = 2;
+    const std::size_t size = std::string(row->name()) == "polygon" ? 96 * 96 : 20011;
+    const cf::tuner::template_result r = cf::tuner::tune_template(
+        queue(), by_workload ? row->workload() : row->name(), size, o, false);
+    EXPECT_EQ(r.primitive, row->name());
+    EXPECT_EQ(r.name, row->workload());
+    EXPECT_FALSE(r.stored);
+    EXPECT_GT(r.search.tried, 0u);
+    EXPECT_GT(r.search.space_size, 1u);
+    EXPECT_EQ(r.search.rejected, 0u);
+    EXPECT_EQ(r.search.failed, 0u);
+    EXPECT_EQ(cf::detail::normalized_policy(row->name(), r.policy, "test"), r.policy);
+  }
+  EXPECT_TRUE(cf::tuner::stored(ctx()).empty());
+}
+
+// Sort and histogram: the stored winner is what the templates then get, and they stay right.
+TEST(tuner, sort_and_histogram_are_tuned_and_stored) {
+  private_cache cache;
+  cf::tuner::options o;
+  o.budget_seconds = 4;
+  o.repetitions = 2;
+  const cf::tuner::template_result sorted = cf::tuner::tune_template(queue(), "sort", 30000, o);
+  EXPECT_EQ(sorted.primitive, "sort");
+  EXPECT_EQ(sorted.problem, "uint32/2^14");
+  EXPECT_EQ(sorted.search.rejected, 0u);
+  const cf::tuner::template_result counted =
+      cf::tuner::tune_template(queue(), "histogram", 30000, o);
+  EXPECT_EQ(counted.primitive, "histogram");
+  EXPECT_EQ(counted.problem, "float32/2^14");
+  EXPECT_EQ(counted.search.rejected, 0u);
+  ASSERT_EQ(cf::tuner::stored(ctx()).size(), 2u);
+  EXPECT_EQ(cf::detail::resolved_policy(ctx(), "sort", true), sorted.policy);
+  EXPECT_EQ(cf::detail::resolved_policy(ctx(), "histogram", true), counted.policy);
+
+  std::mt19937 random(9);
+  std::vector<cl_uint> keys(10007);
+  for (cl_uint& k : keys) k = static_cast<cl_uint>(random());
+  auto device_keys = cf::array<cl_uint>::from_host(queue(), keys);
+  cf::sort(queue(), device_keys);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(device_keys.to_host(queue()), keys);
+  std::vector<float> values(10007);
+  std::vector<cl_uint> expected(8, 0);
+  for (float& v : values) {
+    v = static_cast<float>(random() % 800) / 100.0f;
+    ++expected[static_cast<std::size_t>(v)];
+  }
+  auto x = cf::array<float>::from_host(queue(), values);
+  EXPECT_EQ(cf::histogram(queue(), x, 8, 0.0f, 8.0f).to_host(queue()), expected);
+  cf::tuner::reset_stored(ctx());
 }

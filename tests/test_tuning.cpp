@@ -11,6 +11,13 @@
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
+#include "tuning/registry.hpp"
+#include "tuning/resolve.hpp"
+#include "tuning/tables.hpp"
+
+// Also checks that the tuning fields deprecated in 0.2 (kernel_options::shape,
+// kernel_shape::parse, scan_options' tile and chunk fields) keep working until 0.3.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace cf = clforge;
 
@@ -77,17 +84,18 @@ TEST(tuning, a_table_can_be_selected_by_name) {
   cf::tuning::set(ctx, "table", "nvidia");
   EXPECT_EQ(cf::tuning::table(ctx), "nvidia");
   cf::reduction_kernel<float> sum(ctx, "global const float* x", "x[i]", "a + b", "0.0f");
-  EXPECT_NE(sum.source().find("shape: gpu local=256 unroll=8 groups_per_cu=16 vec=4 single=1 "
-                              "grid=1"),
+  EXPECT_NE(sum.source().find("policy: kind=gpu,group=256,unroll=8,groups_per_cu=16,"
+                              "vector_bytes=16,grid=1,single_launch=1"),
             std::string::npos)
       << sum.source().substr(0, 300);
   auto x = cf::array<float>::from_host(q, std::vector<float>(100003, 1.0f));
   EXPECT_EQ(sum(q, x), 100003.0f);
   cf::tuning::set(ctx, "table", "generic");
   cf::reduction_kernel<float> plain(ctx, "global const float* x", "x[i]", "a + b", "0.0f");
-  EXPECT_NE(
-      plain.source().find("shape: gpu local=256 unroll=8 groups_per_cu=16 vec=4    compensated"),
-      std::string::npos);
+  EXPECT_NE(plain.source().find("policy: kind=gpu,group=256,unroll=8,groups_per_cu=16,"
+                                "vector_bytes=16,grid=0,single_launch=0 "),
+            std::string::npos)
+      << plain.source().substr(0, 300);
   EXPECT_EQ(plain(q, x), 100003.0f);
   cf::tuning::set(ctx, "table", "auto");
   EXPECT_EQ(cf::tuning::table(ctx), ctx.info().is_gpu() ? cf::tuning::table(ctx) : "cpu");
@@ -206,6 +214,168 @@ TEST(tuning, sort_takes_its_policy_from_the_tuning) {
   {
     env_guard env("sort:group=48");
     EXPECT_CLFORGE_ERROR(cf::sort(q, keys), {"CLFORGE_TUNE", "sort group takes 32|64|128|256"});
+  }
+  q.finish();
+}
+
+// Every row of every table parses through its template's keys (a typo would make
+// tuning_tables() throw), names every key, reads back as written, and says where it comes from.
+TEST(tuning, every_table_row_parses_and_says_where_it_comes_from) {
+  const auto& tables = cf::detail::tuning_tables();
+  ASSERT_EQ(tables.size(), 6u);
+  std::vector<std::string> names;
+  for (const cf::detail::tuning_table& t : tables) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"nvidia", "amd", "intel", "gpu", "generic", "cpu"}));
+  for (const cf::detail::tuning_table& t : tables)
+    for (const cf::detail::template_row* row : cf::detail::template_rows()) {
+      SCOPED_TRACE(t.name + " / " + row->name());
+      ASSERT_EQ(t.text.count(row->name()), 1u);
+      const std::string& text = t.text.at(row->name());
+      EXPECT_EQ(cf::detail::normalized_policy(row->name(), text, "test"), text);
+      for (const std::string& key : row->key_names())
+        EXPECT_NE(("," + text).find("," + key + "="), std::string::npos) << key;
+      const std::string& from = t.provenance.at(row->name());
+      EXPECT_TRUE(from.rfind("measured", 0) == 0 || from.rfind("not measured", 0) == 0) << from;
+      EXPECT_EQ(cf::detail::table_policy(t.name, row->name()), text);
+    }
+  // The measured rows carry their figures.
+  EXPECT_NE(tables[0].provenance.at("scan").find("2507.8"), std::string::npos);
+  EXPECT_NE(tables[5].provenance.at("histogram").find("1.044"), std::string::npos);
+}
+
+// Every key of every template refuses a value outside its bounds or choices, naming the
+// template, the key and what it takes; the registry names every template in one error.
+TEST(tuning, every_key_refuses_a_value_out_of_bounds_clearly) {
+  cf::context& ctx = tuned_ctx();
+  std::size_t keys = 0;
+  for (const cf::detail::template_row* row : cf::detail::template_rows()) {
+    const std::string described = row->keys_described();
+    for (const std::string& key : row->key_names()) {
+      SCOPED_TRACE(std::string(row->name()) + " " + key);
+      const std::string takes = described.substr(described.find(key + " (") + key.size() + 2);
+      // "... key (takes), next (...)", or for the last key "... key (takes)"
+      const std::size_t end = takes.find("), ");
+      const std::string what = takes.substr(0, end == std::string::npos ? takes.size() - 1 : end);
+      for (const std::string bad : {"99999999999999", "-1", "x", "1e3", ""})
+        EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, row->name(), key + "=" + bad),
+                             {"clforge::tuning::set: " + std::string(row->name()) + " " + key +
+                              " takes " + what + ", not \"" + bad + "\""});
+      ++keys;
+    }
+    EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, row->name(), "no_such_key=1"),
+                         {"is not a " + std::string(row->name()) + " setting", described});
+  }
+  EXPECT_EQ(keys, 6u + 7u + 15u + 6u + 11u + 4u);
+  EXPECT_CLFORGE_ERROR(
+      cf::tuning::set(ctx, "stencil", "group=64"),
+      {"no template \"stencil\"", "elementwise, reduce, scan, polygon, sort, histogram"});
+  cf::tuning::reset(ctx);
+}
+
+// tuning::set after a template's first call changes what its next call runs: the snippets
+// below read the work-group size each call runs with.
+TEST(tuning, set_after_first_use_takes_effect) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  const std::size_t n = 1000;
+  auto x = cf::array<cl_int>::from_host(q, std::vector<cl_int>(n, 1));
+  cf::array<cl_int> y(q, n);
+  auto all_equal = [&](const std::vector<cl_int>& v, cl_int value) {
+    return std::all_of(v.begin(), v.end(), [&](cl_int e) { return e == value; });
+  };
+
+  cf::tuning::set(ctx, "elementwise", "kind=gpu,group=64,groups_per_cu=0,block=0,interleave=0");
+  cf::elementwise_kernel local_size(ctx, "global int* y", "y[i] = (int)get_local_size(0)");
+  local_size(q, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 64));
+  cf::tuning::set(ctx, "elementwise", "group=32");
+  local_size(q, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 32));
+  const cf::elementwise_kernel copy = local_size;  // copies share the rebuild
+  cf::tuning::set(ctx, "elementwise", "group=16");
+  copy(q, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 16));
+  local_size(q, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 16));
+
+  cf::tuning::set(ctx, "reduce", "kind=gpu,group=64,vector_bytes=0,single_launch=0");
+  cf::reduction_kernel<cl_int> widest(ctx, "global const int* x", "(int)get_local_size(0)",
+                                      "max(a, b)", "0");
+  EXPECT_EQ(widest(q, x), 64);
+  cf::tuning::set(ctx, "reduce", "group=32");
+  EXPECT_EQ(widest(q, x), 32);
+
+  cf::tuning::set(ctx, "scan", "algorithm=lookback,items=4,group=64");
+  cf::scan_kernel<cl_int> scan(ctx, "global const int* x, global int* y", "(int)get_local_size(0)",
+                               "max(a, b)", "0", "y[i] = item", cf::scan_kind::inclusive);
+  scan(q, x, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 64));
+  cf::tuning::set(ctx, "scan", "group=32");
+  scan(q, x, y);
+  EXPECT_TRUE(all_equal(y.to_host(q), 32));
+  // A tuning the device cannot run is refused at the next call, naming the template.
+  cf::tuning::set(ctx, "scan", "items=64,group=4096");
+  if (64u * 4096u * sizeof(cl_int) > ctx.info().local_mem_bytes)
+    EXPECT_CLFORGE_ERROR(scan(q, x, y), {"scan_kernel", "local memory"});
+
+  cf::tuning::set(ctx, "histogram", "group=64");
+  cf::histogram_kernel groups(ctx, "global const int* x", "get_local_size(0) == 64 ? 0 : 1", 2);
+  EXPECT_EQ(groups(q, x).to_host(q), (std::vector<cl_uint>{cl_uint(n), 0}));
+  cf::tuning::set(ctx, "histogram", "group=32");
+  EXPECT_EQ(groups(q, x).to_host(q), (std::vector<cl_uint>{0, cl_uint(n)}));
+  cf::tuning::set(ctx, "histogram", "group=64");
+  EXPECT_EQ(groups(q, x).to_host(q), (std::vector<cl_uint>{cl_uint(n), 0}));
+  cf::tuning::reset(ctx);  // reset moves the tuning too: back to the table's group
+  const std::size_t table_group = std::min(
+      cf::detail::tuned<cf::detail::histogram_policy>(ctx).group, ctx.info().max_work_group_size);
+  const std::vector<cl_uint> expected =
+      table_group == 64 ? std::vector<cl_uint>{cl_uint(n), 0} : std::vector<cl_uint>{0, cl_uint(n)};
+  EXPECT_EQ(groups(q, x).to_host(q), expected);
+
+  // The templates kept with the context (cf::sum) follow too: a new program after set, none
+  // on the next call.
+  auto f = cf::array<float>::from_host(q, std::vector<float>(n, 1.0f));
+  EXPECT_EQ(cf::sum(q, f), float(n));
+  auto lookups = [&] {
+    const cf::cache_stats c = ctx.program_cache_stats();
+    return c.memory_hits + c.disk_hits + c.compiles;
+  };
+  std::size_t before = lookups();
+  EXPECT_EQ(cf::sum(q, f), float(n));
+  EXPECT_EQ(lookups(), before);
+  cf::tuning::set(ctx, "reduce", "unroll=2");
+  EXPECT_EQ(cf::sum(q, f), float(n));
+  EXPECT_GT(lookups(), before);
+  before = lookups();
+  EXPECT_EQ(cf::sum(q, f), float(n));
+  EXPECT_EQ(lookups(), before);
+  q.finish();
+}
+
+// The histogram's policy comes from the tables and the overrides like every other template's.
+TEST(tuning, histogram_takes_its_policy_from_the_tuning) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  std::vector<float> host(5003);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = float(i % 97) / 97.0f;
+  auto x = cf::array<float>::from_host(q, host);
+  const std::vector<cl_uint> reference = cf::histogram(q, x, 16, 0.0f, 1.0f).to_host(q);
+  for (const char* settings :
+       {"group=1,groups_per_cu=3,unroll=1", "group=64,unroll=4",
+        "group=256,groups_per_cu=32,local_bins=8192", "local_bins=0,unroll=16"}) {
+    SCOPED_TRACE(settings);
+    cf::tuning::set(ctx, "histogram", settings);
+    EXPECT_EQ(cf::histogram(q, x, 16, 0.0f, 1.0f).to_host(q), reference);
+  }
+  cf::histogram_kernel few(ctx, "global const float* x", "(long)(x[i] * 16.0f)", 16);
+  EXPECT_FALSE(few.privatised());  // local_bins=0: global atomics
+  cf::tuning::reset(ctx);
+  {
+    env_guard env("histogram:local_bins=64");
+    cf::histogram_kernel many(ctx, "global const float* x", "(long)(x[i] * 16.0f)", 65);
+    EXPECT_FALSE(many.privatised());
+    cf::histogram_kernel fits(ctx, "global const float* x", "(long)(x[i] * 16.0f)", 64);
+    EXPECT_TRUE(fits.privatised());
   }
   q.finish();
 }

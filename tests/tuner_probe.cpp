@@ -10,8 +10,8 @@
 
 #include <clforge/clforge.hpp>
 
-#include "tuner/policy_hooks.hpp"
-#include "tuner/tuning_store.hpp"
+#include "tuning/resolve.hpp"
+#include "tuning/store.hpp"
 
 namespace cf = clforge;
 

@@ -60,8 +60,11 @@ int main(int argc, char** argv) {
       "clforge-tune");
   clforge_cli::add_version(app);
   app.add_option("-d,--device", spec, "device spec: gpu, cpu, pocl, nvidia, P:D ...");
-  app.add_option("-t,--template", which, "saxpy, sum, scan, polygon or all")
-      ->check(CLI::IsMember({"saxpy", "sum", "scan", "polygon", "all"}));
+  std::vector<std::string> workloads = cf::tuner::template_names();
+  std::string listed;
+  for (const std::string& w : workloads) listed += w + ", ";
+  workloads.push_back("all");
+  app.add_option("-t,--template", which, listed + "or all")->check(CLI::IsMember(workloads));
   app.add_option("-b,--budget", budget, "seconds of search per template and size")
       ->check(clforge_cli::finite_number(1.0, 86400.0));
   app.add_option("-s,--sizes", sizes,
@@ -128,11 +131,11 @@ int main(int argc, char** argv) {
         rows.push_back(r);
       }
     }
-    std::printf("%-8s %-16s %-46s %10s  %-46s %10s %8s\n", "template", "problem",
+    std::printf("%-9s %-16s %-46s %10s  %-46s %10s %8s\n", "template", "problem",
                 "default policy (searched keys)", "default ms", "tuned policy (searched keys)",
                 "tuned ms", "speed-up");
     for (const row& r : rows)
-      std::printf("%-8s %-16s %-46s %10.3f  %-46s %10.3f %7.2fx\n", r.r.name.c_str(),
+      std::printf("%-9s %-16s %-46s %10.3f  %-46s %10.3f %7.2fx\n", r.r.name.c_str(),
                   r.r.problem.c_str(), r.baseline_policy.c_str(), r.r.search.baseline_seconds * 1e3,
                   cf::tuner::to_string(r.r.search.best).c_str(), r.r.search.best_seconds * 1e3,
                   r.r.search.speedup());

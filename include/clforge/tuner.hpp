@@ -9,10 +9,11 @@
 // neighbours of the best point (one parameter one value up or down) until none is faster or
 // the budget is spent.
 //
-// The kernel templates (saxpy: elementwise, sum: reduce, scan, polygon) have their spaces
-// built in (lib/tuner/search_space.cpp); tune_template stores the winner in the cache
-// directory, and templates built afterwards on that device use it (CLFORGE_TUNE=off or
-// tuned=off ignores it; see docs/tuning.md). Users tune their own kernels with tune().
+// Every kernel template of the tuning registry (lib/tuning/registry.cpp: its keys and search
+// space) is tuned on its workload (saxpy: elementwise, sum: reduce, scan, polygon, sort,
+// histogram); tune_template stores the winner in the cache directory, and the templates on that
+// device use it from then on (CLFORGE_TUNE=off or tuned=off ignores it; see docs/tuning.md).
+// Users tune their own kernels with tune().
 #pragma once
 
 #include <cstddef>
@@ -129,14 +130,14 @@ CLFORGE_API std::string to_string(const point& p);
 /// "-D NAME=VALUE ..." for a build.
 CLFORGE_API std::string define_options(const point& p);
 
-/// The built-in templates the tuner knows: saxpy, sum, scan, polygon.
+/// The workloads of the registry's templates: saxpy, sum, scan, polygon, sort, histogram.
 CLFORGE_API std::vector<std::string> template_names();
 
 /// The outcome of tuning one template.
 struct template_result {
-  /// saxpy, sum, scan or polygon.
+  /// The workload: saxpy, sum, scan, polygon, sort or histogram.
   std::string name;
-  /// The policy it tunes (elementwise, reduce, scan, polygon).
+  /// The template whose policy it tunes (elementwise, reduce, scan, polygon, sort, histogram).
   std::string primitive;
   /// The problem class, "float32/2^22": element type / size bucket.
   std::string problem;
@@ -148,18 +149,19 @@ struct template_result {
   bool stored = false;
 };
 
-/// Tunes template `name` on `q`'s device for problems of about `size` elements (polygon: pixels),
-/// starting from the policy in effect without stored results (the table, CLFORGE_TUNE,
-/// tuning::set), and stores the winner when `store` is true. Candidates whose output differs
-/// from the baseline's are rejected: exactly for integer outputs, within a relative 1e-5
-/// (saxpy) or 1e-3 of the largest magnitude (float sums: the order of additions differs
-/// between shapes).
+/// Tunes template `name` (a workload, "saxpy", or a template, "elementwise") on `q`'s device
+/// for problems of about `size` elements (polygon: pixels), starting from the policy in effect
+/// without stored results (the table, CLFORGE_TUNE, tuning::set), and stores the winner when
+/// `store` is true. Candidates whose output is wrong are rejected: scan, sort and histogram
+/// against the host's result, the polygon exactly against the baseline's, saxpy within a
+/// relative 1e-5 of it, float sums within 1e-4 of the sum of magnitudes (the order of additions
+/// differs between shapes).
 CLFORGE_API template_result tune_template(const queue& q, const std::string& name, std::size_t size,
                                           const options& opt = {}, bool store = true);
 
 /// One stored result of a device.
 struct stored_result {
-  /// elementwise, reduce, scan or polygon.
+  /// The template: elementwise, reduce, scan, polygon, sort or histogram.
   std::string primitive;
   /// Problem class.
   std::string problem;

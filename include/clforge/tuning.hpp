@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
 // clforge::tuning: the work shapes the kernel templates are generated with, per context.
 //
-// Every template (elementwise, reduce, scan, polygon, sort) takes its defaults from the tuning
-// table of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU; lib/algorithms/
-// tuning_tables.cpp). Overrides, applied in this order to kernels built afterwards:
+// Every template (elementwise, reduce, scan, polygon, sort, histogram) takes its policy from the
+// tuning table of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU;
+// lib/tuning/tables.cpp), then the result clforge-tune stored for the device (docs/tuning.md;
+// CLFORGE_TUNE="off" or "tuned=off", and clforge::tuning::set(ctx, "tuned", "off"), ignore it),
+// then the overrides, in this order:
 //   CLFORGE_TUNE="table=generic;scan:items=32,group=256;reduce:unroll=8"
 //   clforge::tuning::set(ctx, "scan", "items=32,group=256");
 //   clforge::tuning::set(ctx, "table", "generic");   // or nvidia, amd, intel, gpu, cpu, auto
-// Between the table and these overrides come the results clforge-tune stored for the device
-// (docs/tuning.md); CLFORGE_TUNE="off" (or "tuned=off") and
-// clforge::tuning::set(ctx, "tuned", "off") ignore them.
-// and a template's own options (kernel_options::shape, scan_options, polygon_mask_options)
-// over both. A wrong key or value is a clforge::error listing the keys and their bounds.
-// Kernels already built keep their shape.
+// A wrong template, key or value is a clforge::error listing the keys and their bounds.
+// tuning::set and tuning::reset take effect at the next call of every template on the context,
+// also of those built before (they are rebuilt under the new tuning); CLFORGE_TUNE is read when
+// a template is built. The deprecated tuning fields of a template's own options
+// (kernel_options::shape, scan_options' tile and chunk fields) and polygon_mask_options::shape
+// win over all of it.
 #pragma once
 
 #include <string>
@@ -22,10 +24,10 @@
 
 namespace clforge::tuning {
 
-/// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon", "sort") with
-/// "key=value,..." for kernels built on `ctx` from now on; `primitive` "table" selects a table
-/// by name; `primitive` "tuned" with "on" or "off" uses or ignores the stored autotuned results.
-/// Later calls win over earlier ones.
+/// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon", "sort",
+/// "histogram") with "key=value,..." for the calls on `ctx` from now on; `primitive` "table"
+/// selects a table by name; `primitive` "tuned" with "on" or "off" uses or ignores the stored
+/// autotuned results. Later calls win over earlier ones.
 CLFORGE_API void set(const context& ctx, const std::string& primitive, const std::string& settings);
 /// Forgets every tuning::set of `ctx` (CLFORGE_TUNE still applies).
 CLFORGE_API void reset(const context& ctx);

@@ -2,11 +2,16 @@
 #include "clforge/algorithms/elementwise.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
+#include "clforge/array.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/store.hpp"
 #include "view_variants.hpp"
+#include "workloads.hpp"
 
 namespace clforge {
 
@@ -114,22 +119,25 @@ struct elementwise_state {
   std::string who;  // `elementwise_kernel "name"`, for messages
   std::string name;
   std::vector<parameter> params;
-  kernel_shape shape;
+  elementwise_policy policy;  // as built: block, interleave, vector_width 0 where unused
+  kernel_shape shape;         // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths = true;
   program built;
-  kernel contiguous;              // step 1
-  kernel strided;                 // any step
-  std::size_t gpu_max_items = 0;  // gpu shape: the fixed number of work-items
-  std::size_t local_size = 0;
-  unsigned vec = 1, ilv = 1;  // gpu shape: indices per work-item (consecutive / a group apart)
-  unsigned vload = 1;         // > 1: `vector` runs the operation on vectors of this width
+  kernel contiguous;                   // step 1
+  kernel strided;                      // any step
+  std::size_t gpu_max_items = 0;       // gpu, groups_per_cu: the fixed number of work-items
+  std::size_t group = 0;               // work-items per group, fitted to the kernels
+  unsigned block = 1, interleave = 1;  // gpu: indices per work-item (consecutive / a group apart)
+  unsigned vector_width = 1;           // > 1: `vector` runs the operation on vectors
   kernel vector;
   std::vector<std::size_t> vector_arrays, vector_stored;
-  // what the view variants are generated from (view_variants.hpp); they are built with the
-  // calling queue's context, so the state holds no context handle
-  std::string operation;
+  // what the view variants and the rebuilds under a new tuning are generated from; they are
+  // built with the calling queue's context, so the state holds no context handle
+  std::string arguments, operation;
   kernel_options options;
   mutable view_variant_cache<elementwise_kernel> views;
+  tuning_stamp stamp;
+  mutable retuned_cache<elementwise_kernel> retuned;
 };
 }  // namespace detail
 
@@ -143,28 +151,31 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   state->name = header.name;
   state->who = header.who;
   state->params = header.params;
-  state->shape = detail::elementwise_shape(ctx, options.shape);
+  state->stamp = detail::tuning_stamp(ctx);
+  detail::elementwise_policy& p = state->policy;
+  p = detail::elementwise_policy_for(ctx, detail::requested_shape(options));
   state->check_lengths = options.check_array_lengths;
+  state->arguments = arguments;
   state->operation = operation;
   state->options = options;
+  const bool gpu = p.kind == detail::work_kind::gpu;
   // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
   // work-item per index.
-  const bool grid_stride =
-      state->shape.which == kernel_shape::kind::gpu && state->shape.groups_per_cu != 0;
-  // gpu one-item-per-index variants: vec consecutive indices, or ilv indices a group apart
-  if (state->shape.which != kernel_shape::kind::gpu || grid_stride) state->shape.vec = 0;
-  if (state->shape.vec > 1 || state->shape.which != kernel_shape::kind::gpu || grid_stride)
-    state->shape.ilv = 0;
-  state->vec = std::max(1u, state->shape.vec);
-  state->ilv = std::max(1u, state->shape.ilv);
-  state->gpu_max_items = grid_stride ? state->shape.local_size * state->shape.groups_per_cu *
-                                           std::max<std::size_t>(1, ctx.info().compute_units)
-                                     : 0;
+  const bool grid_stride = gpu && p.groups_per_cu != 0;
+  if (!gpu) p.groups_per_cu = 0;
+  // gpu one-item-per-index variants: block consecutive indices, or interleave indices a group
+  // apart
+  if (!gpu || grid_stride) p.block = 0;
+  if (p.block > 1 || !gpu || grid_stride) p.interleave = 0;
+  state->block = std::max(1u, p.block);
+  state->interleave = std::max(1u, p.interleave);
+  state->gpu_max_items =
+      grid_stride ? p.group * p.groups_per_cu * std::max<std::size_t>(1, ctx.info().compute_units)
+                  : 0;
 
   detail::template_values values{
       {"name", state->name},
       {"strided_name", state->name + "_strided"},
-      {"shape", state->shape.describe()},
       {"extensions", header.fp64_pragma},
       {"preamble", detail::snippet(options.preamble)},
       {"operation", detail::snippet(operation)},
@@ -172,17 +183,19 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       {"comma_parameters", detail::comma_parameters(state->params)},
       {"comma_arguments", detail::comma_arguments(state->params)},
       {"grid_stride", grid_stride ? "1" : "0"},
-      {"vec", std::to_string(state->vec)},
-      {"ilv", std::to_string(state->ilv)},
+      {"block", std::to_string(state->block)},
+      {"interleave", std::to_string(state->interleave)},
   };
-  // vload: the vectorized operation, where it qualifies and compiles (else the scalar kernels)
+  // vector_width: the vectorized operation, where it qualifies and compiles (else the scalar
+  // kernels)
   detail::vector_form vf;
-  if (state->shape.which == kernel_shape::kind::gpu && !grid_stride && state->shape.vload > 1)
-    vf = detail::vectorize(operation, state->params, state->shape.vload);
-  if (!vf.ok) state->shape.vload = 0;
-  values["shape"] = state->shape.describe();
+  if (gpu && !grid_stride && p.vector_width > 1)
+    vf = detail::vectorize(operation, state->params, p.vector_width);
+  if (!vf.ok) p.vector_width = 0;
   auto set_vector = [&](bool on) {
-    values["vload"] = on ? std::to_string(state->shape.vload) : "0";
+    if (!on) p.vector_width = 0;
+    values["policy"] = detail::policy_text(p);
+    values["vector_width"] = on ? std::to_string(p.vector_width) : "0";
     values["vector_name"] = state->name + "_vector";
     values["vector_type"] = on ? vf.type : "none";
     values["vector_loads"] = on ? vf.loads : "";
@@ -195,22 +208,21 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
       state->built =
           detail::build_template(ctx, header, "elementwise", values, options.build_options);
       state->vector = state->built.kernel(state->name + "_vector");
-      state->vload = state->shape.vload;
+      state->vector_width = p.vector_width;
       state->vector_arrays = vf.arrays;
       state->vector_stored = vf.stored;
     } catch (const error&) {
-      state->shape.vload = 0;
-      values["shape"] = state->shape.describe();
       set_vector(false);
     }
   }
-  if (state->vload <= 1)
+  if (state->vector_width <= 1)
     state->built =
         detail::build_template(ctx, header, "elementwise", values, options.build_options);
   state->contiguous = state->built.kernel(state->name);
   state->strided = state->built.kernel(state->name + "_strided");
-  state->local_size = detail::fitted_group(state->shape.local_size,
-                                           {&state->contiguous, &state->strided, &state->vector});
+  state->group =
+      detail::fitted_group(p.group, {&state->contiguous, &state->strided, &state->vector});
+  state->shape = detail::shape_of(p);
   state_ = std::move(state);
 }
 
@@ -256,6 +268,11 @@ bool vector_safe(const detail::elementwise_state& s, const detail::argument_list
 event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
                               const detail::argument_list& bound) const {
   const detail::elementwise_state& s = *state_;
+  if (auto retuned = s.retuned.get(s.stamp, q.ctx(), [&] {
+        return std::make_shared<const elementwise_kernel>(q.ctx(), s.arguments, s.operation,
+                                                          s.options);
+      }))
+    return retuned->run(q, r, bound);
   detail::check_lengths(bound, r, s.check_lengths);
   if (r.count == 0) return {};
   if (bound.has_views()) {
@@ -270,16 +287,17 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
   }
   std::size_t items = static_cast<std::size_t>(r.count);
   if (s.gpu_max_items != 0) items = std::min(items, s.gpu_max_items);
-  if (s.vec > 1) items = (items + s.vec - 1) / s.vec;
-  if (s.ilv > 1) {
-    const std::size_t per_group = s.local_size * s.ilv;
-    items = (items + per_group - 1) / per_group * s.local_size;
+  if (s.block > 1) items = (items + s.block - 1) / s.block;
+  if (s.interleave > 1) {
+    const std::size_t per_group = s.group * s.interleave;
+    items = (items + per_group - 1) / per_group * s.group;
   }
   // The kernels guard with the count: the launch may be padded to whole groups.
-  const ndrange range = ndrange::padded(items).with_local(s.local_size);
-  if (s.vload > 1 && r.step == 1 && r.first % s.vload == 0 && vector_safe(s, bound)) {
-    const std::size_t vectors = (static_cast<std::size_t>(r.count) + s.vload - 1) / s.vload;
-    return q.launch(s.vector, ndrange::padded(vectors).with_local(s.local_size),
+  const ndrange range = ndrange::padded(items).with_local(s.group);
+  if (s.vector_width > 1 && r.step == 1 && r.first % s.vector_width == 0 && vector_safe(s, bound)) {
+    const std::size_t vectors =
+        (static_cast<std::size_t>(r.count) + s.vector_width - 1) / s.vector_width;
+    return q.launch(s.vector, ndrange::padded(vectors).with_local(s.group),
                     static_cast<cl_ulong>(r.first), static_cast<cl_ulong>(r.count), bound);
   }
   if (r.step == 1)
@@ -290,3 +308,75 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
 }
 
 }  // namespace clforge
+
+// ---- the tuner's workload: saxpy on float32 ---------------------------------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+struct saxpy_data {
+  array<float> x, y, y0;
+  std::vector<float> reference;  // the baseline's output
+};
+
+class saxpy_trial final : public tuning_trial {
+ public:
+  saxpy_trial(std::shared_ptr<saxpy_data> data, elementwise_kernel k)
+      : data_(std::move(data)), kernel_(std::move(k)) {}
+  commands run(const queue& q) override {
+    const event e = kernel_(q, 2.0f, data_->x, data_->y);
+    return {e, e};
+  }
+  std::string check(const queue& q) override {
+    data_->y0.copy_to(q, data_->y);
+    run(q);
+    const std::vector<float> out = data_->y.to_host(q);
+    if (data_->reference.empty()) {
+      data_->reference = out;
+      return "";
+    }
+    const std::vector<float>& ref = data_->reference;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (!(std::fabs(out[i] - ref[i]) <= 1e-5f * std::max(1.0f, std::fabs(ref[i]))))
+        return "y[" + std::to_string(i) + "] = " + std::to_string(out[i]) + ", the baseline gave " +
+               std::to_string(ref[i]);
+    return "";
+  }
+
+ private:
+  std::shared_ptr<saxpy_data> data_;
+  elementwise_kernel kernel_;
+};
+
+class saxpy_workload final : public tuning_workload {
+ public:
+  saxpy_workload(const queue& q, std::size_t n)
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<saxpy_data>()) {
+    data_->x = array<float>::from_host(q, tuning_floats(n, 1));
+    data_->y0 = array<float>::from_host(q, tuning_floats(n, 2));
+    data_->y = data_->y0.clone(q);
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
+    candidate_scope scope("elementwise", settings);
+    kernel_options o;
+    o.name = "tune_saxpy";
+    return std::make_unique<saxpy_trial>(
+        data_, elementwise_kernel(ctx_, "const float a, global const float* x, global float* y",
+                                  "y[i] = a * x[i] + y[i]", o));
+  }
+
+ private:
+  context ctx_;
+  std::shared_ptr<saxpy_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_saxpy_workload(const queue& q, std::size_t size) {
+  return std::make_unique<saxpy_workload>(q, size);
+}
+
+}  // namespace clforge::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// histogram_kernel (kernels/histogram.cl): tuning policy per device class, generation, launch.
+// histogram_kernel (kernels/histogram.cl): generation from the tuned policy, launch.
 #include "clforge/algorithms/histogram.hpp"
 
 #include <algorithm>
@@ -10,67 +10,13 @@
 
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/store.hpp"
 #include "view_variants.hpp"
+#include "workloads.hpp"
 
 namespace clforge {
 namespace detail {
-
-namespace {
-
-// ==== tuning ==================================================================================
-enum class device_class { nvidia_gpu, other_gpu, cpu };
-
-/// Work-items per group (1: one work-item counts its chunk without atomics, for CPUs).
-enum class group_size : unsigned { one = 1, g64 = 64, g256 = 256, g1024 = 1024 };
-/// Groups launched per compute unit (each counts one contiguous chunk).
-enum class groups_per_cu : unsigned { one = 1, four = 4, eight = 8, thirty_two = 32 };
-/// Bins counted in local memory at most (beyond: global atomics per index).
-enum class local_bins : unsigned { b1k = 1024, b4k = 4096, b8k = 8192 };
-
-struct histogram_policy {
-  group_size group;
-  groups_per_cu groups;
-  local_bins max_local_bins;
-};
-
-// ---- defaults per device class ---------------------------------------------------------------
-struct policy_row {
-  device_class device;
-  histogram_policy policy;
-};
-constexpr policy_row kDefaultPolicies[] = {
-    {device_class::nvidia_gpu, {group_size::g256, groups_per_cu::thirty_two, local_bins::b8k}},
-    {device_class::other_gpu, {group_size::g256, groups_per_cu::eight, local_bins::b4k}},
-    {device_class::cpu, {group_size::one, groups_per_cu::eight, local_bins::b8k}},
-};
-
-// ---- search space (candidate values per field, for a tuner) ----------------------------------
-[[maybe_unused]] constexpr group_size kGroupCandidates[] = {group_size::one, group_size::g64,
-                                                            group_size::g256, group_size::g1024};
-[[maybe_unused]] constexpr groups_per_cu kGroupsCandidates[] = {
-    groups_per_cu::one, groups_per_cu::four, groups_per_cu::eight, groups_per_cu::thirty_two};
-[[maybe_unused]] constexpr local_bins kLocalBinsCandidates[] = {local_bins::b1k, local_bins::b4k,
-                                                                local_bins::b8k};
-// ==== end of tuning ===========================================================================
-
-template <class E>
-constexpr std::size_t value(E e) {
-  return static_cast<std::size_t>(e);
-}
-
-histogram_policy policy_for(const device_info& info) {
-  std::string vendor = info.vendor;
-  std::transform(vendor.begin(), vendor.end(), vendor.begin(), ::tolower);
-  const device_class c = info.is_cpu() ? device_class::cpu
-                         : info.is_gpu() && vendor.find("nvidia") != std::string::npos
-                             ? device_class::nvidia_gpu
-                             : device_class::other_gpu;
-  for (const policy_row& row : kDefaultPolicies)
-    if (row.device == c) return row.policy;
-  return kDefaultPolicies[0].policy;
-}
-
-}  // namespace
 
 struct histogram_state {
   context ctx;
@@ -80,10 +26,12 @@ struct histogram_state {
   bool privatised = true, check_lengths = true;
   program prog;
   kernel k;
-  // What calls passing array views are generated from (view_variants.hpp).
-  std::string bin_expr;
+  // What calls passing array views, and rebuilds under a new tuning, are generated from.
+  std::string arguments, bin_expr;
   histogram_options options;
   mutable view_variant_cache<histogram_kernel> views;
+  tuning_stamp stamp;
+  mutable retuned_cache<histogram_kernel> retuned;
 };
 
 }  // namespace detail
@@ -106,20 +54,20 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
     throw error(st->who + ": " + std::to_string(bins) + " bins; expected 1 to 2^31 - 1");
   st->bins = bins;
   st->check_lengths = options.check_array_lengths;
+  st->arguments = arguments;
   st->bin_expr = bin_expr;
   st->options = options;
 
   const device_info& info = ctx.info();
-  const histogram_policy policy = policy_for(info);
-  st->group = std::min(value(policy.group), info.max_work_group_size);
-  st->groups = value(policy.groups) * std::max<std::size_t>(1, info.compute_units);
+  st->stamp = tuning_stamp(ctx);
+  const histogram_policy policy = tuned<histogram_policy>(ctx);
+  st->group = std::min(policy.group, info.max_work_group_size);
+  st->groups = policy.groups_per_cu * std::max<std::size_t>(1, info.compute_units);
   st->privatised =
-      bins <= value(policy.max_local_bins) && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
-  // 8 indices per work-item and round: their loads are in flight together, and a CPU computes
-  // their bins as one vector (measured on PoCL: bench/results/pocl-2026-11-24.md). GPUs:
-  // up to 8 copies of the counts where they fit half the local memory (fewer atomics on one
-  // address).
-  const std::size_t unroll = 8;
+      bins <= policy.local_bins && bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes;
+  // unroll indices per work-item and round: their loads are in flight together, and a CPU
+  // computes their bins as one vector. GPUs: up to 8 copies of the counts where they fit half
+  // the local memory (fewer atomics on one address).
   std::size_t copies = 1;
   while (st->group > 1 && st->privatised && copies < 8 &&
          2 * copies * bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes / 2)
@@ -131,7 +79,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
       "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
       std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
       "\n#define CLFORGE_COPIES " + std::to_string(copies) + "\n#define CLFORGE_UNROLL " +
-      std::to_string(unroll) + "\n" + pragma + snippet(options.preamble) +
+      std::to_string(policy.unroll) + "\n" + pragma + snippet(options.preamble) +
       render_kernel("histogram", {{"name", st->name},
                                   {"user_parameters", list.empty() ? "" : list + ", "},
                                   {"bin_expr", snippet(bin_expr)}});
@@ -181,6 +129,12 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t 
   if (n > 0xffffffffu)
     throw error(st.who + ": " + std::to_string(n) +
                 " indices; counts are 32-bit, so a call counts fewer than 2^32");
+  if (auto retuned = st.retuned.get(st.stamp, st.ctx, [&] {
+        // st.ctx, not q.ctx(): as for the view variants below.
+        return std::make_shared<const histogram_kernel>(st.ctx, st.arguments, st.bin_expr, st.bins,
+                                                        st.options);
+      }))
+    return retuned->add(q, counts, n, bound);
   if (st.check_lengths) bound.require_array_lengths(n, "the histogram over n indices");
   if (n == 0) return {};
   if (bound.has_views()) {
@@ -246,3 +200,74 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
 
 }  // namespace detail
 }  // namespace clforge
+
+// ---- the tuner's workload: a 256-bin histogram of float32 values -----------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+constexpr std::size_t kWorkloadBins = 256;
+
+struct histogram_data {
+  std::size_t n = 0;
+  array<float> x;
+  array<cl_uint> counts;
+  std::vector<cl_uint> expected;  // computed on the host
+};
+
+class histogram_trial final : public tuning_trial {
+ public:
+  histogram_trial(std::shared_ptr<histogram_data> data, histogram_kernel k)
+      : data_(std::move(data)), kernel_(std::move(k)) {}
+  commands run(const queue& q) override {
+    // Counts add up over runs; only check() reads them.
+    const event e = kernel_.accumulate(q, data_->counts, data_->n, data_->x);
+    return {e, e};
+  }
+  std::string check(const queue& q) override {
+    data_->counts.fill(q, 0);
+    run(q);
+    return first_difference(data_->counts.to_host(q), data_->expected, "bin", "the host");
+  }
+
+ private:
+  std::shared_ptr<histogram_data> data_;
+  histogram_kernel kernel_;
+};
+
+class histogram_workload final : public tuning_workload {
+ public:
+  histogram_workload(const queue& q, std::size_t n)
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<histogram_data>()) {
+    const std::vector<float> x = tuning_floats(n, 6);
+    data_->n = n;
+    data_->expected.assign(kWorkloadBins, 0);
+    // The kernel's bin, (long)(x * 256.0f) in float, of x in [0, 1).
+    for (float v : x) ++data_->expected[static_cast<std::size_t>(v * float(kWorkloadBins))];
+    data_->x = array<float>::from_host(q, x);
+    data_->counts = array<cl_uint>(q, kWorkloadBins);
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
+    candidate_scope scope("histogram", settings);
+    histogram_options o;
+    o.name = "tune_histogram";
+    return std::make_unique<histogram_trial>(
+        data_,
+        histogram_kernel(ctx_, "global const float* x", "(long)(x[i] * 256.0f)", kWorkloadBins, o));
+  }
+
+ private:
+  context ctx_;
+  std::shared_ptr<histogram_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_histogram_workload(const queue& q, std::size_t size) {
+  return std::make_unique<histogram_workload>(q, size);
+}
+
+}  // namespace clforge::detail

@@ -7,11 +7,15 @@
 #include <cstring>
 #include <sstream>
 
+#include "clforge/algorithms/polygon_reference.hpp"
+#include "clforge/array.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "clforge/detail/signature.hpp"
 #include "clforge/error.hpp"
 #include "template_engine.hpp"
-#include "tuning.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/store.hpp"
+#include "workloads.hpp"
 
 namespace clforge {
 
@@ -31,40 +35,41 @@ namespace {
 constexpr std::size_t max_side = std::size_t(1) << 24;  // pixel coordinates exact in float
 constexpr int unroll_limit = 64;                        // edges unrolled up to this count
 
+// The shape of one launch: the policy's, with the pixel count for this image's width.
 struct polygon_shape {
-  std::string kind = "span";  // "pixel", "span" or "fill"
-  int pixels = 1;             // pixels per work-item
-  int group = 256;            // work-group size (span, fill)
-  bool serial = false;        // span: one work-item lists a row's crossings
-  bool grouped() const { return kind == "span" || kind == "fill"; }
+  std::string kernel = "span";  // "pixel", "span", "fill" or "row"
+  int pixels = 1;               // pixels per work-item
+  int group = 256;              // work-group size (span, fill)
+  bool serial = false;          // span: one work-item lists a row's crossings
+  bool grouped() const { return kernel == "span" || kernel == "fill"; }
+  // As polygon_mask_options::shape would give it, for messages.
+  std::string spec() const {
+    if (kernel == "span")
+      return "span:" + std::to_string(pixels) + ":" + std::to_string(group) +
+             (serial ? ":serial" : ":atomic");
+    if (kernel == "fill") return "fill:" + std::to_string(pixels) + ":" + std::to_string(group);
+    return kernel + ":" + std::to_string(pixels);
+  }
 };
 
 [[noreturn]] void fail(const std::string& what) {
   throw error("polygon_mask: " + what);
 }
 
-/// The tuned shape (tuning_tables.cpp) as a shape spec, e.g. "span:8:128:atomic", "row:1024".
-/// Row segments come in two lengths only, so that image widths do not each compile a program.
-std::string tuned_spec(const detail::polygon_policy& p, std::size_t width) {
-  const int pixels = p.wide_from != 0 && width > p.wide_from ? p.pixels_wide : p.pixels;
-  switch (p.kind) {
-    case detail::polygon_kernel::pixel:
-      return "pixel:" + std::to_string(pixels);
-    case detail::polygon_kernel::span:
-      return "span:" + std::to_string(pixels) + ":" + std::to_string(p.group) +
-             (p.serial ? ":serial" : ":atomic");
-    case detail::polygon_kernel::fill:
-      return "fill:" + std::to_string(pixels) + ":" + std::to_string(p.group);
-    case detail::polygon_kernel::row:
-      return "row:" + std::to_string(pixels);
-  }
-  return "";
+/// The tuned shape (lib/tuning/tables.cpp). Row segments come in two lengths only, so that
+/// image widths do not each compile a program.
+polygon_shape tuned_shape(const polygon_policy& p, std::size_t width) {
+  static const char* const kKernels[] = {"pixel", "span", "fill", "row"};
+  polygon_shape s;
+  s.kernel = kKernels[static_cast<int>(p.kernel)];
+  s.pixels = p.wide_from != 0 && width > p.wide_from ? p.pixels_wide : p.pixels;
+  s.group = p.group;
+  s.serial = p.serial;
+  return s;
 }
 
-/// The shape for a launch: the option, else the context's tuned policy.
-polygon_shape parse_shape(const std::string& spec, const context& ctx, std::size_t width) {
-  const device_info& info = ctx.info();
-  const std::string text = spec.empty() ? tuned_spec(detail::tuned_polygon(ctx), width) : spec;
+/// The shape a spec of polygon_mask_options::shape names.
+polygon_shape parse_shape(const std::string& text) {
   polygon_shape s;
   std::vector<std::string> parts;
   std::stringstream in(text);
@@ -86,16 +91,26 @@ polygon_shape parse_shape(const std::string& spec, const context& ctx, std::size
       parts.size() > 3 || ((parts[0] == "pixel" || parts[0] == "row") && parts.size() > 2))
     fail("bad kernel shape \"" + text +
          "\" (expected pixel[:P], span[:P[:G[:serial|atomic]]], fill[:P[:G]] or row[:P])");
-  s.kind = parts[0];
-  s.pixels = number(1, s.kind == "fill" ? 16 : s.kind == "row" ? 1024 : 1);
-  s.group = number(2, s.kind == "fill" ? 64 : 256);
-  if (s.pixels > (s.kind == "row" ? 16384 : 256))
+  s.kernel = parts[0];
+  s.pixels = number(1, s.kernel == "fill" ? 16 : s.kernel == "row" ? 1024 : 1);
+  s.group = number(2, s.kernel == "fill" ? 64 : 256);
+  return s;
+}
+
+/// The shape for a launch: the option, else the context's tuned policy; checked against the
+/// kernels' limits and the device.
+polygon_shape launch_shape(const std::string& spec, const context& ctx, std::size_t width) {
+  const device_info& info = ctx.info();
+  const polygon_shape s =
+      spec.empty() ? tuned_shape(tuned<polygon_policy>(ctx), width) : parse_shape(spec);
+  const std::string text = spec.empty() ? s.spec() : spec;
+  if (s.pixels > (s.kernel == "row" ? 16384 : 256))
     fail("kernel shape \"" + text + "\": too many pixels per work-item");
   if (s.grouped() && s.group > static_cast<int>(info.max_work_group_size))
     fail("kernel shape \"" + text + "\": the device allows at most " +
          std::to_string(info.max_work_group_size) + " work-items per group");
   const std::size_t local_bytes = static_cast<std::size_t>(s.group) * s.pixels * sizeof(cl_int);
-  if (s.kind == "fill" && local_bytes + 64 > info.local_mem_bytes)
+  if (s.kernel == "fill" && local_bytes + 64 > info.local_mem_bytes)
     fail("kernel shape \"" + text + "\": needs " + std::to_string(local_bytes) +
          " bytes of local memory, the device has " + std::to_string(info.local_mem_bytes));
   return s;
@@ -191,7 +206,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const polygon_shape shape = parse_shape(options.shape, state.ctx, width);
+  const polygon_shape shape = launch_shape(options.shape, state.ctx, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;
@@ -261,7 +276,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
       {"edge_space", in_constant ? "constant" : "global const"},
       {"unroll", baked_edges > 0 && baked_edges <= unroll_limit ? "#pragma unroll" : ""},
       {"store", store_statement(store)},
-      {"kernel", shape.kind},
+      {"kernel", shape.kernel},
       {"edge_kernel", in.device ? "1" : "0"},
       {"divide", in.device ? state.divide : ""},
       {"fp64_pragma", in.device ? state.fp64_pragma : ""},
@@ -287,14 +302,14 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
     const std::size_t segment = per_item * static_cast<std::size_t>(shape.group);
     range = ndrange((width + segment - 1) / segment * shape.group, height);
     range.with_local(static_cast<std::size_t>(shape.group), 1);
-  } else if (shape.kind == "row") {
+  } else if (shape.kernel == "row") {
     range = ndrange((width + per_item - 1) / per_item, height);
     range.with_local(1, 1);
   } else {
     range = ndrange((width + per_item - 1) / per_item, height);
   }
   range.with_padding();  // the kernels guard with width and height
-  event done = q.launch(prog.kernel("polygon_mask_" + shape.kind), range, *out.image,
+  event done = q.launch(prog.kernel("polygon_mask_" + shape.kernel), range, *out.image,
                         static_cast<cl_uint>(width), static_cast<cl_uint>(height),
                         argument_bytes{out.value, out.value_size}, device_table);
   device_table.release_after(q);  // another queue may be next to get its buffer
@@ -332,3 +347,91 @@ detail::polygon_mask_state* polygon_mask::checked_state() const {
 }
 
 }  // namespace clforge
+
+// ---- the tuner's workload: a 24-vertex polygon mask ------------------------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+struct polygon_data {
+  std::size_t side = 0;
+  std::vector<point2f> vertices;
+  array<std::uint8_t> image;
+  std::vector<std::uint8_t> reference;  // the baseline's mask
+};
+
+class polygon_trial final : public tuning_trial {
+ public:
+  // The shape is chosen per launch: the candidate applies around each one. The first launch
+  // (and so the build) happens here, on the build thread, into an image of its own.
+  polygon_trial(const context& ctx, std::shared_ptr<polygon_data> data, const std::string& settings,
+                const queue& own)
+      : data_(std::move(data)), settings_(settings), masker_(ctx) {
+    candidate_scope scope("polygon", settings_);
+    array<std::uint8_t> scratch(own, data_->side * data_->side);
+    masker_.mask_into(own, data_->vertices, scratch, data_->side, data_->side);
+    own.finish();
+  }
+  commands run(const queue& q) override {
+    candidate_scope scope("polygon", settings_);
+    const event e = masker_.mask_into(q, data_->vertices, data_->image, data_->side, data_->side);
+    return {e, e};
+  }
+  std::string check(const queue& q) override {
+    data_->image.fill(q, 7);
+    run(q);
+    std::vector<std::uint8_t> out = data_->image.to_host(q);
+    if (data_->reference.empty()) {
+      data_->reference = std::move(out);
+      return "";
+    }
+    return first_difference(out, data_->reference, "pixel", "the baseline");
+  }
+
+ private:
+  std::shared_ptr<polygon_data> data_;
+  std::string settings_;
+  polygon_mask masker_;
+};
+
+// The side of a square image of about `pixels` pixels.
+std::size_t side_of(std::size_t pixels) {
+  return std::max<std::size_t>(
+      16, static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(pixels)))));
+}
+
+class polygon_workload final : public tuning_workload {
+ public:
+  polygon_workload(const queue& q, std::size_t pixels)
+      : tuning_workload("uint8/" + size_bucket(side_of(pixels) * side_of(pixels)), 1),
+        ctx_(q.ctx()),
+        data_(std::make_shared<polygon_data>()) {
+    data_->side = side_of(pixels);
+    data_->vertices = random_star_polygon(24, data_->side, 7);
+    data_->image = array<std::uint8_t>(q, data_->side * data_->side);
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue& own) const override {
+    return std::make_unique<polygon_trial>(ctx_, data_, settings, own);
+  }
+  // The space has one pixel count for every width: a table's two become the one this problem's
+  // width gets.
+  void adjust_seed(setting_point& seed, const std::string& table_text) const override {
+    const polygon_policy p = policy_from_text<polygon_policy>(table_text, "tuning table");
+    seed["pixels"] =
+        std::to_string(p.wide_from != 0 && data_->side > p.wide_from ? p.pixels_wide : p.pixels);
+    seed["wide_from"] = "0";
+  }
+
+ private:
+  context ctx_;
+  std::shared_ptr<polygon_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_polygon_workload(const queue& q, std::size_t size) {
+  return std::make_unique<polygon_workload>(q, size);
+}
+
+}  // namespace clforge::detail

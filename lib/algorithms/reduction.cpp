@@ -3,11 +3,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <mutex>
 
+#include "clforge/array.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/store.hpp"
 #include "view_variants.hpp"
+#include "workloads.hpp"
 
 namespace clforge::detail {
 
@@ -40,19 +45,21 @@ class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
   const cl::Buffer& counter_for(const queue& q) const;
 
   template_header header_;
-  kernel_shape shape_;
+  reduce_policy policy_;  // as built: grid, single_launch off where they do not apply
+  kernel_shape shape_;    // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths_ = true;
   std::size_t type_size_ = 0;
   std::size_t target_groups_ = 1;
-  unsigned vec_ = 1;     // elements per vector load in vector_ (1: no vector kernel)
-  bool single_ = false;  // step-1 kernels finish the reduction themselves (kernel_shape::single)
+  unsigned vector_width_ = 1;  // elements per vector load in vector_ (1: no vector kernel)
   program built_;
   kernel contiguous_, strided_, final_, vector_;
-  // What calls passing array views are generated from (view_variants.hpp).
+  // What calls passing array views, and rebuilds under a new tuning, are generated from.
   reduction_description description_;
   reduction_options options_;
   std::string what_;
   mutable view_variant_cache<reduction_engine> views_;
+  tuning_stamp stamp_;
+  mutable retuned_cache<reduction_engine> retuned_;
 };
 
 namespace {
@@ -141,37 +148,40 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
   }
 
   const device_info& info = ctx.info();
-  // The tuned shape (tuning_tables.cpp); vector loads (gpu, a map that reads its arrays only
-  // at index i, such as x[i] or x[i] * y[i]) of vec elements, grid applying to the vector
+  // The tuned policy (lib/tuning/tables.cpp); vector loads (gpu, a map that reads its arrays
+  // only at index i, such as x[i] or x[i] * y[i]) of vector_bytes, grid applying to the vector
   // kernel only.
-  shape_ = reduction_shape(ctx, options.shape, d.type_size);
-  const bool gpu = shape_.which == kernel_shape::kind::gpu;
-  const lane_rewrite lanes = gpu && shape_.vec > 1 && scalar_type_index(d.type_name) >= 0
+  stamp_ = tuning_stamp(ctx);
+  policy_ = reduce_policy_for(ctx, requested_shape(options), d.type_size);
+  const bool gpu = policy_.kind == work_kind::gpu;
+  const unsigned width =
+      static_cast<unsigned>(std::max<std::size_t>(1, policy_.vector_bytes / d.type_size));
+  const lane_rewrite lanes = gpu && width > 1 && scalar_type_index(d.type_name) >= 0
                                  ? read_by_lanes(header_.params, d.map, "clforge_lane_")
                                  : lane_rewrite{};
-  if (lanes.arrays.empty()) shape_.vec = shape_.grid = 0;
-  vec_ = lanes.arrays.empty() ? 1 : shape_.vec;
-  if (!gpu) shape_.single = shape_.grid = 0;
-  single_ = shape_.single != 0;
+  if (lanes.arrays.empty()) policy_.vector_bytes = 0, policy_.grid = false;
+  vector_width_ = lanes.arrays.empty() ? 1 : width;
+  if (!gpu) policy_.single_launch = policy_.grid = false;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
-  std::size_t local = floor_pow2(shape_.local_size);
+  std::size_t local = floor_pow2(policy_.group);
   while (local > 1 && info.local_mem_bytes != 0 && local * type_size_ > info.local_mem_bytes / 2)
     local /= 2;
   target_groups_ = std::max<std::size_t>(
-      1, std::size_t(shape_.groups_per_cu) * std::max(1u, info.compute_units));
+      1, std::size_t(policy_.groups_per_cu) * std::max(1u, info.compute_units));
 
   // Generated for `local` work-items per group; when a built kernel can run fewer (registers
   // limit it, e.g. NVIDIA), regenerated for the largest power of two that fits.
   for (int attempt = 0;; ++attempt) {
-    shape_.local_size = local;
+    policy_.group = local;
+    const unsigned vec = vector_width_;
     template_values values{
         {"name", name},
         {"strided_name", name + "_strided"},
         {"final_name", name + "_final"},
-        {"vec_name", name + "_vec"},
+        {"vector_name", name + "_vector"},
         {"T", d.type_name},
-        {"shape", shape_.describe()},
+        {"policy", policy_text(policy_)},
         {"compensated", options.compensated ? "yes (Kahan)" : "no"},
         {"compensated_flag", options.compensated ? "1" : "0"},
         {"extensions", header_.fp64_pragma},
@@ -179,19 +189,20 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
         {"map", snippet(d.map)},
         {"reduce", snippet(d.reduce)},
         {"neutral", snippet(d.neutral)},
-        {"local", std::to_string(local)},
-        {"unroll", std::to_string(shape_.unroll)},
-        {"vec", std::to_string(vec_)},
-        {"single", single_ ? "1" : "0"},
-        {"grid", shape_.grid ? "1" : "0"},
-        {"single_parameters", single_ ? ", global volatile uint* clforge_counter, global " +
-                                            d.type_name + "* clforge_result"
-                                      : ""},
-        {"vec_type", vec_ > 1 ? d.type_name + std::to_string(vec_) : d.type_name},
-        {"vec_map",
-         vec_ > 1 ? vector_map_function(lanes, d.type_name, vec_, header_.params) : std::string()},
-        {"vec_reduce", vector_reduce_expression(vec_)},
-        {"gpu_shape", shape_.which == kernel_shape::kind::gpu ? "1" : "0"},
+        {"group", std::to_string(local)},
+        {"unroll", std::to_string(policy_.unroll)},
+        {"vector_width", std::to_string(vec)},
+        {"single_launch", policy_.single_launch ? "1" : "0"},
+        {"grid", policy_.grid ? "1" : "0"},
+        {"single_parameters",
+         policy_.single_launch
+             ? ", global volatile uint* clforge_counter, global " + d.type_name + "* clforge_result"
+             : ""},
+        {"vector_type", vec > 1 ? d.type_name + std::to_string(vec) : d.type_name},
+        {"vector_map",
+         vec > 1 ? vector_map_function(lanes, d.type_name, vec, header_.params) : std::string()},
+        {"vector_reduce", vector_reduce_expression(vec)},
+        {"kind_gpu", gpu ? "1" : "0"},
         {"count_name", count_name(header_.params)},
         {"comma_parameters", comma_parameters(header_.params)},
         {"comma_arguments", comma_arguments(header_.params)},
@@ -200,7 +211,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
     contiguous_ = built_.kernel(name);
     strided_ = built_.kernel(name + "_strided");
     final_ = built_.kernel(name + "_final");
-    if (vec_ > 1) vector_ = built_.kernel(name + "_vec");
+    if (vector_width_ > 1) vector_ = built_.kernel(name + "_vector");
     const std::size_t fits = fitted_group(local, {&contiguous_, &strided_, &final_, &vector_});
     if (fits >= local) break;
     if (attempt >= 4)
@@ -209,6 +220,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
                   std::to_string(local));
     local = floor_pow2(fits);
   }
+  shape_ = shape_of(policy_, vector_width_);
 }
 
 event reduction_engine::run(const queue& q, const resolved_range& r, const argument_list& args,
@@ -218,6 +230,10 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
   // partials and the single-launch counter need (both are reused by the next call).
   // Memory of another context is refused before anything is enqueued.
   require_same_context(result(), nullptr, q.ctx().get(), header_.who, "the result array");
+  if (auto retuned = retuned_.get(stamp_, q.ctx(), [&] {
+        return std::make_shared<const reduction_engine>(q.ctx(), description_, options_, what_);
+      }))
+    return retuned->run(q, r, args, result, want_event);
   check_lengths(args, r, check_lengths_);
   if (args.has_views()) {
     const std::string pattern = args.view_pattern();
@@ -242,7 +258,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
 event reduction_engine::run_stages(const queue& q, const resolved_range& r,
                                    const argument_list& args, const cl::Buffer& result,
                                    bool want_event) const {
-  const std::size_t local = shape_.local_size;
+  const std::size_t local = policy_.group;
   const std::uint64_t count = r.count;
   auto final_range = [&] {
     ndrange range = ndrange(local).with_local(local);
@@ -252,14 +268,14 @@ event reduction_engine::run_stages(const queue& q, const resolved_range& r,
   if (count == 0) return q.launch(final_, final_range(), cl_ulong(0), result, result);
   // Vector loads need step 1 and the slice start at a multiple of the vector width (buffers
   // start aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes).
-  const bool vector = vec_ > 1 && r.step == 1 && r.first % vec_ == 0;
-  const std::uint64_t round = std::uint64_t(local) * shape_.unroll * (vector ? vec_ : 1);
+  const bool vector = vector_width_ > 1 && r.step == 1 && r.first % vector_width_ == 0;
+  const std::uint64_t round = std::uint64_t(local) * policy_.unroll * (vector ? vector_width_ : 1);
   // Spread over target_groups_ groups; chunks stay multiples of `round` (see the accuracy
   // note in reduction.hpp). CPU chunks stop at kCpuMaxRounds rounds, which bounds each
   // work-item's chain of additions.
   const std::uint64_t per_group = (count + target_groups_ - 1) / target_groups_;
   std::uint64_t chunk = (per_group + round - 1) / round * round;
-  if (shape_.which != kernel_shape::kind::gpu) chunk = std::min(chunk, round * kCpuMaxRounds);
+  if (policy_.kind != work_kind::gpu) chunk = std::min(chunk, round * kCpuMaxRounds);
   const std::uint64_t groups = (count + chunk - 1) / chunk;
 
   // Back to the pool fenced by this queue when the call returns (another queue may be next).
@@ -270,7 +286,7 @@ event reduction_engine::run_stages(const queue& q, const resolved_range& r,
   // Stage 1. Arguments: first, step (strided kernel only), count, chunk, partials, then for the
   // single-launch shape the counter and result, then the user's arguments.
   const bool strided = r.step != 1;
-  const bool one_launch = !strided && single_;  // the last group writes result[0]
+  const bool one_launch = !strided && policy_.single_launch;  // the last group writes result[0]
   if (!(want_event && (one_launch || groups <= 1))) range1.without_event();
   event last;
   if (strided)
@@ -452,6 +468,77 @@ void run_builtin_to_host(const queue& q, const reduction_engine& engine, const c
 
 void throw_builtin_error(const char* what, const std::string& detail) {
   throw error(std::string("clforge::") + what + ": " + detail);
+}
+
+}  // namespace clforge::detail
+
+// ---- the tuner's workload: the sum of float32 values, read back ------------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+struct sum_data {
+  array<float> x;
+  double magnitude = 0;  // the sum of |x|: how far apart shapes' orders of additions may land
+  bool have_reference = false;
+  float reference = 0;  // the baseline's sum
+};
+
+class sum_trial final : public tuning_trial {
+ public:
+  sum_trial(std::shared_ptr<sum_data> data, reduction_kernel<float> k)
+      : data_(std::move(data)), kernel_(std::move(k)) {}
+  commands run(const queue& q) override {
+    volatile float s = kernel_(q, data_->x);  // with the read-back: markers time it
+    (void)s;
+    return {};
+  }
+  std::string check(const queue& q) override {
+    const float s = kernel_(q, data_->x);
+    if (!data_->have_reference) {
+      data_->have_reference = true;
+      data_->reference = s;
+      return "";
+    }
+    if (!(std::fabs(static_cast<double>(s) - data_->reference) <=
+          1e-4 * std::max(1.0, data_->magnitude)))
+      return "sum " + std::to_string(s) + ", the baseline gave " + std::to_string(data_->reference);
+    return "";
+  }
+
+ private:
+  std::shared_ptr<sum_data> data_;
+  reduction_kernel<float> kernel_;
+};
+
+class sum_workload final : public tuning_workload {
+ public:
+  sum_workload(const queue& q, std::size_t n)
+      : tuning_workload("float32/" + size_bucket(n), sizeof(float)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<sum_data>()) {
+    const std::vector<float> x = tuning_floats(n, 3);
+    for (float v : x) data_->magnitude += std::fabs(v);
+    data_->x = array<float>::from_host(q, x);
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
+    candidate_scope scope("reduce", settings);
+    reduction_options o;
+    o.name = "tune_sum";
+    return std::make_unique<sum_trial>(
+        data_, reduction_kernel<float>(ctx_, "global const float* x", "x[i]", "a + b", "0.0f", o));
+  }
+
+ private:
+  context ctx_;
+  std::shared_ptr<sum_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_sum_workload(const queue& q, std::size_t size) {
+  return std::make_unique<sum_workload>(q, size);
 }
 
 }  // namespace clforge::detail

@@ -7,13 +7,16 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <random>
 #include <unordered_map>
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
-#include "tuning.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/store.hpp"
 #include "view_variants.hpp"
+#include "workloads.hpp"
 
 namespace clforge {
 namespace detail {
@@ -104,19 +107,21 @@ struct scan_engine : std::enable_shared_from_this<scan_engine> {
   bool segmented = false, uses_last_item = false, packed = false;
   std::size_t items = 0, group = 0;             // look-back tile shape
   std::size_t window = 1;                       // look-back work-items
-  bool in_registers = true;                     // a work-item's items between its passes
+  bool registers = true;                        // a work-item's items between its passes
   std::size_t groups_per_cu = 0;                // look-back: 0 one group per tile, else persistent
-  scan_layout layout = scan_layout::striped;    // look-back
+  tile_layout layout = tile_layout::striped;    // look-back
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
   program main_program, total_program;
   kernel main, total, reduce, spine;
 
-  // What calls passing array views are generated from (view_variants.hpp).
-  std::string input_expr, scan_expr, neutral, output_stmt;
+  // What calls passing array views, and rebuilds under a new tuning, are generated from.
+  std::string arguments, input_expr, scan_expr, neutral, output_stmt;
   scan_options options;
   mutable view_variant_cache<scan_core> views;
+  tuning_stamp stamp;
+  mutable retuned_cache<scan_core> retuned;
 
   std::size_t tile() const { return items * group; }
   // On an out-of-order queue, order_point puts barriers between dependent commands.
@@ -136,22 +141,45 @@ std::size_t lookback_local_bytes(const scan_engine& e, std::size_t items, std::s
   return bytes;
 }
 
-// The look-back tile: scan_options where set, else the tuned policy (tuning_tables.cpp).
-void choose_tile(const context& ctx, scan_engine& e, const scan_options& options,
+// What the deprecated tile and chunk fields of scan_options ask for (0, -1, automatic: the
+// tuning), read in one place without the deprecation warning.
+struct requested_tile {
+  std::size_t items, group, window, groups_per_cu, granularity, max_chunks, lanes;
+  int registers;
+  scan_layout layout;
+};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+requested_tile requested(const scan_options& o) {
+  return {o.items_per_thread,  o.group_size, o.lookback_window, o.lookback_groups_per_cu,
+          o.chunk_granularity, o.max_chunks, o.lanes,           o.lookback_in_registers,
+          o.lookback_layout};
+}
+#pragma GCC diagnostic pop
+
+// The look-back tile: the deprecated scan_options fields where set, else the tuned policy.
+void choose_tile(const context& ctx, scan_engine& e, const requested_tile& asked,
                  const scan_policy& policy) {
   const device_info& info = ctx.info();
-  e.window = options.lookback_window ? options.lookback_window : policy.window;
-  std::size_t items = options.items_per_thread, group = options.group_size;
+  e.window = asked.window ? asked.window : policy.window;
+  std::size_t items = asked.items, group = asked.group;
   const bool from_options = items || group;
-  e.groups_per_cu =
-      options.lookback_groups_per_cu ? options.lookback_groups_per_cu : policy.groups_per_cu;
-  e.in_registers =
-      options.lookback_in_registers >= 0 ? options.lookback_in_registers != 0 : policy.in_registers;
-  e.layout =
-      options.lookback_layout != scan_layout::automatic ? options.lookback_layout : policy.layout;
-  if (e.layout != scan_layout::striped && e.layout != scan_layout::striped_vector)
-    throw error(e.who() + ": lookback_layout must be automatic, striped or striped_vector, not " +
-                std::to_string(static_cast<int>(e.layout)));
+  e.groups_per_cu = asked.groups_per_cu ? asked.groups_per_cu : policy.groups_per_cu;
+  e.registers = asked.registers >= 0 ? asked.registers != 0 : policy.registers;
+  switch (asked.layout) {
+    case scan_layout::automatic:
+      e.layout = policy.layout;
+      break;
+    case scan_layout::striped:
+      e.layout = tile_layout::striped;
+      break;
+    case scan_layout::striped_vector:
+      e.layout = tile_layout::striped_vector;
+      break;
+    default:
+      throw error(e.who() + ": lookback_layout must be automatic, striped or striped_vector, not " +
+                  std::to_string(static_cast<int>(asked.layout)));
+  }
   if (!items)
     items = policy.items
                 ? policy.items
@@ -203,6 +231,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_name(output_stmt, "last_item");
   e->packed = type.size <= 4;
+  e->arguments = arguments;
   e->input_expr = input_expr;
   e->scan_expr = scan_expr;
   e->neutral = neutral;
@@ -219,9 +248,12 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                          p.address_space != "local" && indexes_with_i(snippets, p.name));
 
   const device_info& info = ctx.info();
-  const scan_policy policy = tuned_scan(ctx);
-  e->algorithm =
-      options.algorithm != scan_algorithm::automatic ? options.algorithm : policy.algorithm;
+  e->stamp = tuning_stamp(ctx);
+  const scan_policy policy = tuned<scan_policy>(ctx);
+  const requested_tile asked = requested(options);
+  e->algorithm = options.algorithm != scan_algorithm::automatic ? options.algorithm
+                 : policy.algorithm == scan_method::lookback    ? scan_algorithm::lookback
+                                                                : scan_algorithm::reduce_then_scan;
 
   template_values values{
       {"name", e->header.name},
@@ -240,20 +272,20 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
     values["preamble"] = e->header.fp64_pragma + snippet(options.preamble);
 
   if (e->algorithm == scan_algorithm::lookback) {
-    choose_tile(ctx, *e, options, policy);
-    values["group_size"] = std::to_string(e->group);
-    values["items_per_thread"] = std::to_string(e->items);
-    values["lookback_window"] = std::to_string(e->window);
+    choose_tile(ctx, *e, asked, policy);
+    values["group"] = std::to_string(e->group);
+    values["items"] = std::to_string(e->items);
+    values["window"] = std::to_string(e->window);
     values["persistent"] = e->groups_per_cu ? "1" : "0";
     // striped_vector: a plain load NAME[i] / store NAME[i] = item of a global array of the value
     // type moves whole tiles as 4-vectors (other snippets, partial tiles: the scalar path).
-    const bool vector = e->layout == scan_layout::striped_vector && e->items % 4 == 0 &&
+    const bool vector = e->layout == tile_layout::striped_vector && e->items % 4 == 0 &&
                         !e->segmented && scalar_type_index(type.name) >= 0;
     const std::string in_array = vector ? plain_array(e->header.params, input_expr, type.name) : "";
     const std::string out_array = vector && kind == scan_kind::inclusive
                                       ? plain_array(e->header.params, output_stmt, type.name, true)
                                       : "";
-    values["in_registers"] = e->in_registers ? "1" : "0";
+    values["registers"] = e->registers ? "1" : "0";
     values["vector_in"] = in_array.empty() ? "0" : "1";
     values["vector_input"] = in_array.empty() ? "clforge_unused" : in_array;
     values["vector_out"] = out_array.empty() ? "0" : "1";
@@ -274,14 +306,14 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       e->total = e->total_program.kernel(e->header.name + "_last_item");
     }
   } else {
-    check_bound(e->who(), "chunk_granularity", options.chunk_granularity, 0, kMaxChunkValue);
-    check_bound(e->who(), "max_chunks", options.max_chunks, 0, kMaxChunkValue);
-    check_bound(e->who(), "lanes", options.lanes, 0, kMaxLanes);
-    e->granularity = options.chunk_granularity ? options.chunk_granularity : policy.granularity;
+    check_bound(e->who(), "chunk_granularity", asked.granularity, 0, kMaxChunkValue);
+    check_bound(e->who(), "max_chunks", asked.max_chunks, 0, kMaxChunkValue);
+    check_bound(e->who(), "lanes", asked.lanes, 0, kMaxLanes);
+    e->granularity = asked.granularity ? asked.granularity : policy.granularity;
     const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
-    e->lanes = options.lanes ? options.lanes : floating ? policy.lanes_floating : policy.lanes;
+    e->lanes = asked.lanes ? asked.lanes : floating ? policy.lanes_floating : policy.lanes;
     e->max_chunks =
-        options.max_chunks ? options.max_chunks
+        asked.max_chunks ? asked.max_chunks
         : policy.chunks_per_cu
             ? std::max<std::size_t>(1, policy.chunks_per_cu * info.compute_units) * e->lanes
             : policy.max_chunks;
@@ -337,6 +369,12 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
   const scan_engine& e = *engine_;
   if (q.ctx().get() != e.owner)
     throw error(e.who() + ": the queue belongs to another context than the kernel");
+  if (auto retuned = e.retuned.get(e.stamp, q.ctx(), [&] {
+        return std::make_shared<const scan_core>(q.ctx(), e.type, e.arguments, e.input_expr,
+                                                 e.scan_expr, e.neutral, e.output_stmt, e.kind,
+                                                 e.options);
+      }))
+    return retuned->launch(q, n, args);
   events out;
   if (n == 0) return out;
   if (args.has_views()) {
@@ -464,6 +502,8 @@ event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& a
 
 }  // namespace detail
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 scan_options& scan_options::tile(const std::string& spec) {
   detail::env_tile t;
   detail::tile_from_string(spec, t, "scan tile ");
@@ -475,6 +515,7 @@ scan_options& scan_options::tile(const std::string& spec) {
   lookback_layout = t.vector ? scan_layout::striped_vector : scan_layout::striped;
   return *this;
 }
+#pragma GCC diagnostic pop
 
 namespace detail {
 
@@ -499,3 +540,71 @@ scan_core shared_scan(const context& ctx, const scan_value_type& type, const std
 
 }  // namespace detail
 }  // namespace clforge
+
+// ---- the tuner's workload: an inclusive scan of int32 ----------------------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+struct scan_data {
+  array<std::int32_t> in, out;
+  std::vector<std::int32_t> reference;  // the inclusive sums, computed on the host
+};
+
+class scan_trial final : public tuning_trial {
+ public:
+  scan_trial(std::shared_ptr<scan_data> data, scan_kernel<std::int32_t> k)
+      : data_(std::move(data)), kernel_(std::move(k)) {}
+  commands run(const queue& q) override {
+    const auto e = kernel_.launch(q, data_->in, data_->out);
+    return {e.first, e.last};
+  }
+  std::string check(const queue& q) override {
+    data_->out.fill(q, -1);
+    run(q);
+    return first_difference(data_->out.to_host(q), data_->reference, "out", "the host");
+  }
+
+ private:
+  std::shared_ptr<scan_data> data_;
+  scan_kernel<std::int32_t> kernel_;
+};
+
+class scan_workload final : public tuning_workload {
+ public:
+  scan_workload(const queue& q, std::size_t n)
+      : tuning_workload("int32/" + size_bucket(n), sizeof(std::int32_t)),
+        ctx_(q.ctx()),
+        data_(std::make_shared<scan_data>()) {
+    // Values 0 to 3: the sums stay below 2^31 up to 2^29 elements.
+    std::mt19937 random(4);
+    std::vector<std::int32_t> in(n);
+    for (auto& v : in) v = static_cast<std::int32_t>(random() % 4);
+    data_->reference.resize(n);
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < n; ++i) data_->reference[i] = sum += in[i];
+    data_->in = array<std::int32_t>::from_host(q, in);
+    data_->out = array<std::int32_t>(q, n);
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
+    candidate_scope scope("scan", settings);
+    scan_options o;
+    o.name = "tune_scan";
+    return std::make_unique<scan_trial>(
+        data_, scan_kernel<std::int32_t>(ctx_, "global const int* in, global int* out", "in[i]",
+                                         "a + b", "0", "out[i] = item", scan_kind::inclusive, o));
+  }
+
+ private:
+  context ctx_;
+  std::shared_ptr<scan_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_scan_workload(const queue& q, std::size_t size) {
+  return std::make_unique<scan_workload>(q, size);
+}
+
+}  // namespace clforge::detail

@@ -5,7 +5,6 @@
 
 #include "clforge/algorithms/selection.hpp"
 #include "template_engine.hpp"
-#include "tuning.hpp"
 
 namespace clforge::detail {
 
@@ -77,7 +76,9 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
   const std::string both_slots =
       "selection_out[item != prev_item ? prev_item : last_item + (i - prev_item)] = "
       "selection_in[i];";
-  const scan_algorithm algorithm = tuned_scan(ctx).algorithm;
+  const scan_algorithm algorithm = tuned<scan_policy>(ctx).algorithm == scan_method::lookback
+                                       ? scan_algorithm::lookback
+                                       : scan_algorithm::reduce_then_scan;
   s.options.algorithm = algorithm;
   if (partition) {
     s.output = both_slots + " if (i == n - 1) selection_count[0] = last_item;";

@@ -6,44 +6,31 @@
 
 #include <algorithm>
 #include <mutex>
+#include <random>
 #include <string>
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
-#include "tuning.hpp"
+#include "tuning/candidate.hpp"
+#include "tuning/device_class.hpp"
+#include "tuning/store.hpp"
 #include "view_variants.hpp"
+#include "workloads.hpp"
 
 namespace clforge {
 namespace detail {
 
 namespace {
 
-// The policy (path, tile shapes, chunking) is data: sort_policy in tuning.hpp, one row per
-// device class in tuning_tables.cpp, overridden by CLFORGE_TUNE="sort:..." and
+// The policy (path, tile shapes, chunking) is data: sort_policy in lib/tuning/policies.hpp, one
+// row per device class in lib/tuning/tables.cpp, overridden by CLFORGE_TUNE="sort:..." and
 // tuning::set(ctx, "sort", ...).
 
 constexpr unsigned kRadix = 256;
 constexpr unsigned kDigitBits = 8;
 constexpr std::size_t kDigitSlices = 32;             // CLFORGE_DIGIT_SLICES in kernels/sort.cl
 constexpr std::uint32_t kMaxEpoch = (1u << 24) - 1;  // 24 epoch bits in a tile status word
-
-std::size_t onesweep_local_bytes(const sort_policy& policy, std::size_t group, std::size_t items,
-                                 std::size_t key_size, std::size_t value_size) {
-  const std::size_t tile = group * items;
-  const std::size_t sorted_tile = tile * (key_size + value_size);
-  std::size_t area = 0;
-  if (policy.ranking == sort_ranking::matrix) {
-    const std::size_t matrix = kRadix * (group + 1) * 2;
-    // The sorted tile with its values, or the tile's keys as read in (one padding key per 32).
-    area = std::max({matrix, sorted_tile, (tile + tile / 32) * key_size});
-  } else {
-    // Counts and peer masks of every lane group of 32 work-items, or the sorted tile.
-    area = std::max((group + 31) / 32 * kRadix * 4 * 2, sorted_tile);
-  }
-  // The kernel's area is an array of ulong2 (16-byte aligned for 16-byte values).
-  return (area + 15) / 16 * 16 + kRadix * (4 + 4 + 8) + 2 * group * 4 + 16;
-}
 
 // Pooled buffers for commands on q. They go back with memory_pool::release_after (fenced by
 // q): another queue must not get one while the sort's commands still use it.
@@ -141,7 +128,7 @@ sort_path choose_path(const sort_policy& policy, const sort_options& options,
   sort_path path = options.algorithm == sort_algorithm::onesweep  ? sort_path::onesweep
                    : options.algorithm == sort_algorithm::chunked ? sort_path::chunked
                                                                   : policy.path;
-  // The table says how wide values onesweep takes on this device class (tuning_tables.cpp).
+  // The table says how wide values onesweep takes on this device class.
   if (path == sort_path::onesweep && value_size > policy.onesweep_value_bytes)
     path = sort_path::chunked;
   return path;
@@ -168,7 +155,7 @@ program build_sort_program(const context& ctx, const sort_plan& p) {
     define("CLFORGE_RANKING", std::to_string(int(p.policy.ranking)));
   } else {
     define("CLFORGE_ONESWEEP", "0");
-    define("CLFORGE_CHUNK_RADIX", std::to_string(1u << p.digit_bits));
+    define("CLFORGE_CHUNK_DIGIT_BITS", std::to_string(p.digit_bits));
   }
   try {
     return ctx.build(defines + std::string(embedded_kernel("sort")));
@@ -187,24 +174,24 @@ bool fit_onesweep_tile(const device_info& info, sort_plan& p, bool required) {
   const std::size_t value_size = p.value_size;
   const bool nv_ranking =
       p.policy.ranking == sort_ranking::nv_match || p.policy.ranking == sort_ranking::nv_warp;
-  if (nv_ranking && !vendor_contains(info, "nvidia"))
+  if (nv_ranking && vendor_of(info) != device_vendor::nvidia)
     throw error(std::string(p.who) + ": the sort rankings nv_match and nv_warp need an NVIDIA " +
                 "device, " + info.name + " is from " + info.vendor +
                 " (use ranking=lanes or matrix)");
   if (!required && (p.group > info.max_work_group_size ||
-                    onesweep_local_bytes(p.policy, p.group, 1, p.key.bits / 8, value_size) >
+                    onesweep_local_bytes(p.policy.ranking, p.group, 1, p.key.bits / 8, value_size) >
                         info.local_mem_bytes))
     return false;
   if (p.group > info.max_work_group_size)
     throw error(std::string(p.who) + ": onesweep needs work-groups of " + std::to_string(p.group) +
                 " work-items, " + info.name + " allows " +
                 std::to_string(info.max_work_group_size) + " (use sort_algorithm::chunked)");
-  while (onesweep_local_bytes(p.policy, p.group, p.items, p.key.bits / 8, value_size) >
+  while (onesweep_local_bytes(p.policy.ranking, p.group, p.items, p.key.bits / 8, value_size) >
              info.local_mem_bytes &&
          p.items > 1)
     p.items = p.items > 8 ? p.items - 8 : p.items / 2;  // wide values: 24 keys -> 16, not 12
   const std::size_t need =
-      onesweep_local_bytes(p.policy, p.group, p.items, p.key.bits / 8, value_size);
+      onesweep_local_bytes(p.policy.ranking, p.group, p.items, p.key.bits / 8, value_size);
   if (need > info.local_mem_bytes)
     throw error(std::string(p.who) + ": onesweep needs " + std::to_string(need) +
                 " bytes of local memory, " + info.name + " has " +
@@ -363,7 +350,7 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   const device_info& info = ctx.info();
   if (key.kind == 2 && key.bits == 64) require_type_support(info, "double", who);
   if (n < 2) return {};
-  p.policy = tuned_sort(ctx);
+  p.policy = tuned<sort_policy>(ctx);
   p.path = choose_path(p.policy, options, p.value_size);
   if (p.path == sort_path::onesweep &&
       !fit_onesweep_tile(info, p, options.algorithm == sort_algorithm::onesweep))
@@ -417,8 +404,8 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
 }
 
 std::string sort_path_for(const context& ctx, std::size_t value_size, const sort_options& options) {
-  return choose_path(tuned_sort(ctx), options, value_size) == sort_path::onesweep ? "onesweep"
-                                                                                  : "chunked";
+  const sort_path path = choose_path(tuned<sort_policy>(ctx), options, value_size);
+  return path == sort_path::onesweep ? "onesweep" : "chunked";
 }
 
 }  // namespace detail
@@ -642,3 +629,69 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
 }
 
 }  // namespace clforge
+
+// ---- the tuner's workload: sorting uint32 keys -----------------------------------------------
+
+namespace clforge::detail {
+
+namespace {
+
+struct sort_data {
+  array<cl_uint> unsorted, keys;
+  std::vector<cl_uint> sorted;  // computed on the host
+};
+
+class sort_trial final : public tuning_trial {
+ public:
+  // The policy is read per call: the candidate applies around each one. The first sort (and so
+  // the build) happens here, on the build thread, into keys of its own.
+  sort_trial(std::shared_ptr<sort_data> data, const std::string& settings, const queue& own)
+      : data_(std::move(data)), settings_(settings) {
+    candidate_scope scope("sort", settings_);
+    array<cl_uint> scratch = data_->unsorted.clone(own);
+    clforge::sort(own, scratch);
+    own.finish();
+  }
+  commands run(const queue& q) override {
+    candidate_scope scope("sort", settings_);
+    const event first = data_->unsorted.copy_to(q, data_->keys);
+    const event last = clforge::sort(q, data_->keys);
+    return {first, last};
+  }
+  std::string check(const queue& q) override {
+    run(q);
+    return first_difference(data_->keys.to_host(q), data_->sorted, "keys", "std::sort");
+  }
+
+ private:
+  std::shared_ptr<sort_data> data_;
+  std::string settings_;
+};
+
+class sort_workload final : public tuning_workload {
+ public:
+  sort_workload(const queue& q, std::size_t n)
+      : tuning_workload("uint32/" + size_bucket(n), sizeof(cl_uint)),
+        data_(std::make_shared<sort_data>()) {
+    std::mt19937 random(5);
+    data_->sorted.resize(n);
+    for (cl_uint& k : data_->sorted) k = static_cast<cl_uint>(random());
+    data_->unsorted = array<cl_uint>::from_host(q, data_->sorted);
+    data_->keys = array<cl_uint>(q, n);
+    std::sort(data_->sorted.begin(), data_->sorted.end());
+  }
+  std::unique_ptr<tuning_trial> make(const std::string& settings, const queue& own) const override {
+    return std::make_unique<sort_trial>(data_, settings, own);
+  }
+
+ private:
+  std::shared_ptr<sort_data> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<tuning_workload> make_sort_workload(const queue& q, std::size_t size) {
+  return std::make_unique<sort_workload>(q, size);
+}
+
+}  // namespace clforge::detail

@@ -6,7 +6,6 @@
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
-#include "tuning.hpp"
 
 namespace clforge::detail {
 
@@ -238,10 +237,10 @@ void check_lengths(const argument_list& args, const resolved_range& r, bool enab
 }
 
 namespace {
+// The deprecated shape's fields set in code get the bounds of kernel_shape::parse.
 void check_shape(const kernel_shape& s) {
-  // Fields set in code get the bounds of kernel_shape::parse.
   const std::string who = "kernel shape \"" + s.describe() + "\"";
-  check_bound(who, "local", s.local_size, 1, kMaxGroupSize);
+  check_bound(who, "local", s.local_size, 0, kMaxGroupSize);
   check_bound(who, "unroll", s.unroll, 0, kMaxUnroll);
   check_bound(who, "groups_per_cu", s.groups_per_cu, 0, kMaxGroupsPerCu);
   for (unsigned width : {s.vec, s.ilv, s.vload})
@@ -254,48 +253,74 @@ kernel_shape::kind kind_of(work_kind k) {
 work_kind work_kind_of(kernel_shape::kind k) {
   return k == kernel_shape::kind::gpu ? work_kind::gpu : work_kind::cpu;
 }
-std::size_t capped(std::size_t local, const device_info& info) {
-  return info.max_work_group_size != 0 ? std::min(local, info.max_work_group_size) : local;
+// The context's policy, or the plain table of the kind a shape names.
+template <class Policy>
+Policy base_policy(const context& ctx, const kernel_shape& requested) {
+  if (requested.which == kernel_shape::kind::automatic) return tuned<Policy>(ctx);
+  return table_policy_of<Policy>(requested.which == kernel_shape::kind::gpu ? "generic" : "cpu");
 }
-template <class T>
-T given_or(T given, T otherwise) {
-  return given != 0 ? given : otherwise;
+std::size_t capped(std::size_t group, const device_info& info) {
+  return info.max_work_group_size != 0 ? std::min(group, info.max_work_group_size) : group;
+}
+template <class T, class U>
+T given_or(U given, T otherwise) {
+  return given != 0 ? static_cast<T>(given) : otherwise;
 }
 }  // namespace
 
-kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested) {
-  const elementwise_policy p = requested.which == kernel_shape::kind::automatic
-                                   ? tuned_elementwise(ctx)
-                                   : kind_table(work_kind_of(requested.which)).elementwise;
-  kernel_shape s = requested;
-  // A kind asked for stays (the CPU table's elementwise policy is a GPU-kind shape with vectors).
-  if (requested.which == kernel_shape::kind::automatic) s.which = kind_of(p.kind);
-  s.local_size = given_or(requested.local_size, p.group);
-  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
-  s.vec = given_or(requested.vec, p.block);
-  s.ilv = given_or(requested.ilv, p.interleave);
-  s.vload = given_or(requested.vload, p.vector_width);
-  check_shape(s);
-  s.local_size = capped(s.local_size, ctx.info());
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+const kernel_shape& requested_shape(const kernel_options& options) {
+  return options.shape;
+}
+#pragma GCC diagnostic pop
+
+elementwise_policy elementwise_policy_for(const context& ctx, const kernel_shape& requested) {
+  check_shape(requested);
+  elementwise_policy p = base_policy<elementwise_policy>(ctx, requested);
+  // A kind asked for stays (the CPU table's elementwise policy is of the GPU kind, with vectors).
+  if (requested.which != kernel_shape::kind::automatic) p.kind = work_kind_of(requested.which);
+  p.group = capped(given_or(requested.local_size, p.group), ctx.info());
+  p.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  p.block = given_or(requested.vec, p.block);
+  p.interleave = given_or(requested.ilv, p.interleave);
+  p.vector_width = given_or(requested.vload, p.vector_width);
+  return p;
+}
+
+reduce_policy reduce_policy_for(const context& ctx, const kernel_shape& requested,
+                                std::size_t type_size) {
+  check_shape(requested);
+  reduce_policy p = base_policy<reduce_policy>(ctx, requested);
+  p.group = capped(given_or(requested.local_size, p.group), ctx.info());
+  p.unroll = given_or(requested.unroll, p.unroll);
+  p.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
+  p.vector_bytes = given_or(requested.vec * type_size, p.vector_bytes);
+  p.grid = requested.grid || p.grid;
+  p.single_launch = requested.single || p.single_launch;
+  return p;
+}
+
+kernel_shape shape_of(const elementwise_policy& p) {
+  kernel_shape s;
+  s.which = kind_of(p.kind);
+  s.local_size = p.group;
+  s.groups_per_cu = p.groups_per_cu;
+  s.vec = p.block;
+  s.ilv = p.interleave;
+  s.vload = p.vector_width;
   return s;
 }
 
-kernel_shape reduction_shape(const context& ctx, const kernel_shape& requested,
-                             std::size_t type_size) {
-  const reduce_policy p = requested.which == kernel_shape::kind::automatic
-                              ? tuned_reduce(ctx)
-                              : kind_table(work_kind_of(requested.which)).reduce;
-  kernel_shape s = requested;
+kernel_shape shape_of(const reduce_policy& p, unsigned vector_width) {
+  kernel_shape s;
   s.which = kind_of(p.kind);
-  s.local_size = given_or(requested.local_size, p.group);
-  s.unroll = given_or(requested.unroll, p.unroll);
-  s.groups_per_cu = given_or(requested.groups_per_cu, p.groups_per_cu);
-  if (s.vec == 0 && p.vector_bytes != 0)
-    s.vec = static_cast<unsigned>(std::max<std::size_t>(1, p.vector_bytes / type_size));
-  s.grid = requested.grid || p.grid;
-  s.single = requested.single || p.single_launch;
-  check_shape(s);
-  s.local_size = capped(s.local_size, ctx.info());
+  s.local_size = p.group;
+  s.unroll = p.unroll;
+  s.groups_per_cu = p.groups_per_cu;
+  s.vec = vector_width > 1 ? vector_width : 0;
+  s.grid = p.grid;
+  s.single = p.single_launch;
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,16 +24,12 @@
 #include "clforge/context.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "clforge/detail/signature.hpp"
+#include "tuning/registry.hpp"
+#include "tuning/resolve.hpp"
 
 namespace clforge::detail {
 
 // ---- bounds --------------------------------------------------------------------------------
-
-/// Bounds of the tuning values shared by the templates: a larger value would only make a huge
-/// program or launch (or a compile that never ends).
-constexpr std::size_t kMaxGroupSize = 4096;    // work-items per group
-constexpr std::size_t kMaxGroupsPerCu = 1024;  // groups per compute unit
-constexpr std::size_t kMaxUnroll = 64;         // elements per work-item per loop round
 
 /// Throws clforge::error "<who>: <name> must be from <lo> to <hi>, not <value>" unless
 /// lo <= value <= hi.
@@ -113,14 +110,46 @@ program build_template(const context& ctx, const template_header& header,
 /// at least 1.
 std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels);
 
-/// The shape of an elementwise or reduction kernel: `requested` (kernel_options::shape) over
-/// the context's tuned policy when it names no kind, else over the table of the kind it names
-/// (tuning_tables.cpp: "generic" for gpu, "cpu"); the local size capped by the device. Throws
-/// for a value out of bounds. `type_size` (reductions) turns the policy's vector bytes into
-/// elements.
-kernel_shape elementwise_shape(const context& ctx, const kernel_shape& requested);
-kernel_shape reduction_shape(const context& ctx, const kernel_shape& requested,
-                             std::size_t type_size);
+/// The policy of an elementwise or reduction kernel: the context's tuning, or - where the
+/// deprecated kernel_options::shape names a kind - the plain table of that kind ("generic" for
+/// gpu, "cpu"); the fields the shape sets over it; the group capped by the device. Throws for a
+/// shape value out of bounds. `type_size` (reductions) turns the shape's vector elements into
+/// the policy's vector bytes.
+elementwise_policy elementwise_policy_for(const context& ctx, const kernel_shape& requested);
+reduce_policy reduce_policy_for(const context& ctx, const kernel_shape& requested,
+                                std::size_t type_size);
+/// What shape() reports for a kernel built with `p` (the deprecated kernel_shape's fields);
+/// a reduction's `vector_width` is in elements.
+kernel_shape shape_of(const elementwise_policy& p);
+kernel_shape shape_of(const reduce_policy& p, unsigned vector_width);
+/// The deprecated kernel_options::shape, read without the deprecation warning (0.2 honours it).
+const kernel_shape& requested_shape(const kernel_options& options);
+
+/// A template object rebuilt under the tuning in effect, for a template built before
+/// tuning::set, tuning::reset or a stored result moved it (tuning_stamp): the template's calls
+/// run the rebuilt one instead. Kept until the tuning moves again; thread-safe.
+template <class T>
+class retuned_cache {
+ public:
+  /// Null while `built` (the stamp the calling template was built under) is current; else the
+  /// object make() (returning a std::shared_ptr<const T>) builds under the tuning of `ctx` now.
+  /// A failed build is not remembered: the next call tries again.
+  template <class Make>
+  std::shared_ptr<const T> get(const tuning_stamp& built, const context& ctx, Make&& make) {
+    if (!built.stale()) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (latest_ && !latest_stamp_.stale()) return latest_;
+    tuning_stamp stamp(ctx);  // before the build: a change during it rebuilds again
+    latest_ = make();
+    latest_stamp_ = std::move(stamp);
+    return latest_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const T> latest_;
+  tuning_stamp latest_stamp_;
+};
 
 /// Checks array lengths for a resolved range (when enabled).
 void check_lengths(const argument_list& args, const resolved_range& r, bool enabled);

@@ -6,7 +6,7 @@
 
 #include "clforge/random.hpp"
 
-#include "../algorithms/tuning.hpp"
+#include "tuning/resolve.hpp"
 
 namespace clforge::random::detail {
 
@@ -169,7 +169,8 @@ std::string block_kernel_source(const std::string& type, const std::string& para
 }
 
 std::size_t block_group_size(const queue& q, const kernel& k) {
-  const std::size_t wanted = clforge::detail::tuned_elementwise(q.ctx()).group;
+  const std::size_t wanted =
+      clforge::detail::tuned<clforge::detail::elementwise_policy>(q.ctx()).group;
   return std::max<std::size_t>(1, std::min(wanted, k.work_group_size()));
 }
 

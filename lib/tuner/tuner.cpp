@@ -1,40 +1,14 @@
 // SPDX-License-Identifier: MIT
-// clforge::tuner for users' kernels, the stored-results queries, and the thread's candidate
-// policy the tuning lookup reads (policy_hooks.hpp).
+// clforge::tuner for users' kernels and the stored-results queries.
 #include "clforge/tuner.hpp"
 
 #include <cctype>
 
 #include "clforge/error.hpp"
-#include "policy_hooks.hpp"
 #include "search.hpp"
-#include "tuning_store.hpp"
+#include "tuning/store.hpp"
 
 namespace clforge::detail {
-
-namespace {
-thread_local const std::string* t_candidate_primitive = nullptr;
-thread_local const std::string* t_candidate_settings = nullptr;
-}  // namespace
-
-candidate_scope::candidate_scope(const std::string& primitive, const std::string& settings)
-    : primitive_(primitive),
-      settings_(settings),
-      previous_primitive_(t_candidate_primitive),
-      previous_settings_(t_candidate_settings) {
-  t_candidate_primitive = &primitive_;
-  t_candidate_settings = &settings_;
-}
-
-candidate_scope::~candidate_scope() {
-  t_candidate_primitive = previous_primitive_;
-  t_candidate_settings = previous_settings_;
-}
-
-const std::string* candidate_policy(const std::string& primitive) {
-  if (t_candidate_primitive && *t_candidate_primitive == primitive) return t_candidate_settings;
-  return nullptr;
-}
 
 namespace {
 
@@ -122,7 +96,7 @@ std::vector<stored_result> stored(const context& ctx) {
 std::vector<stored_result> stored(const device_info& info) {
   std::vector<stored_result> out;
   for (const detail::tuned_entry& e : detail::load_tuned(info))
-    out.push_back({e.primitive, e.problem, e.settings, e.default_seconds, e.tuned_seconds});
+    out.push_back({e.template_name, e.problem, e.settings, e.default_seconds, e.tuned_seconds});
   return out;
 }
 

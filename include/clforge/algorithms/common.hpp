@@ -59,7 +59,14 @@ inline resolved_range whole_range(std::size_t length) {
 }
 }  // namespace detail
 
-/// How a snippet kernel spreads work over work-items, chosen per device:
+/// The shape an elementwise or reduction kernel was built with (elementwise_kernel::shape(),
+/// reduction_kernel::shape()). As an input (kernel_options::shape, parse()) it is deprecated
+/// since 0.2 and goes in 0.3: set the tuning with clforge::tuning::set(ctx, "elementwise", ...)
+/// or (ctx, "reduce", ...), or CLFORGE_TUNE (docs/tuning.md), whose keys name each knob once
+/// (elementwise: kind, group, groups_per_cu, block, interleave, vector_width; reduce: kind,
+/// group, unroll, groups_per_cu, vector_bytes, grid, single_launch). Until then a shape given
+/// there still wins over the tuning: `automatic` takes the context's tuning; a shape naming its
+/// kind takes the fields it gives over the plain table of that kind ("generic" for gpu, "cpu").
 ///   cpu (PoCL and other CPU devices): large work-groups (local 1024), consecutive work-items at
 ///        consecutive indices, loops of fixed length that get unrolled - what a work-group
 ///        vectorizer handles; grid-stride loops run far slower there (bench/results/).
@@ -68,9 +75,6 @@ inline resolved_range whole_range(std::size_t length) {
 ///        compute unit (default 16), each reducing a contiguous chunk with `unroll` (default 8)
 ///        independent coalesced loads in flight per work-item, a local-memory tree, then a
 ///        second one-group stage over the per-group partials.
-/// `automatic` takes the context's tuning (clforge/tuning.hpp: the device class's table,
-/// CLFORGE_TUNE, tuning::set); a shape naming its kind takes the fields it gives over the
-/// plain table of that kind ("generic" for gpu, "cpu"), without the device-tuned extras.
 /// parse() reads "gpu", "cpu", or with fields: "gpu,local=256,unroll=8,groups_per_cu=4,vec=4"
 /// (fields: local, unroll, groups_per_cu, vec, ilv, vload, single, grid).
 /// Fields left 0 take the template's default.
@@ -86,9 +90,10 @@ struct CLFORGE_API kernel_shape {
   /// GPU kind: groups launched per compute unit; 0: the default.
   unsigned groups_per_cu = 0;
   /// gpu kind, elementwise: each work-item runs `vec` consecutive indices (an unrolled block;
-  /// a guarded tail), so its accesses are adjacent. Reductions whose map is a plain load x[i]
-  /// of an array of the result type: `vec`-wide vector loads (e.g. float4) where the range has
-  /// step 1 and starts at a multiple of vec. 0 or 1: off. A power of two, at most 16.
+  /// a guarded tail), so its accesses are adjacent (the tuning key "block"). Reductions whose
+  /// map is a plain load x[i] of an array of the result type: `vec`-wide vector loads (e.g.
+  /// float4) where the range has step 1 and starts at a multiple of vec (the tuning key
+  /// "vector_bytes", in bytes). 0 or 1: off. A power of two, at most 16.
   unsigned vec = 0;
   /// gpu kind, elementwise: each work-item runs `ilv` indices local_size apart (an unrolled
   /// block: more independent accesses in flight per work-item, each still coalesced). 0 or 1: off.
@@ -113,24 +118,37 @@ struct CLFORGE_API kernel_shape {
   /// A shape of the CPU kind with every field at its default.
   static kernel_shape cpu() { return {kind::cpu}; }
   /// Parses the grammar above; throws clforge::error on anything else.
-  static kernel_shape parse(const std::string& text);
+  [[deprecated(
+      "set the tuning with clforge::tuning::set or CLFORGE_TUNE "
+      "(docs/tuning.md)")]] static kernel_shape
+  parse(const std::string& text);
   /// "gpu local=256 unroll=8 groups_per_cu=16", as printed in generated source.
   std::string describe() const;
 };
 
+// The implicitly defined members of kernel_options copy the deprecated `shape`: no warning for
+// them, only where code names it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 /// Options every snippet kernel takes.
 struct kernel_options {
+  // User-provided, so not an aggregate: `= {}` at a call site does not name the deprecated field.
+  kernel_options() {}
   /// Kernel name: shows in profiles, build logs and errors. A C identifier.
   std::string name;
   /// Pasted before the kernel: helper functions, structs, `#pragma` lines.
   std::string preamble;
   /// Passed to the OpenCL compiler, e.g. "-cl-fast-relaxed-math".
   std::string build_options;
+  /// Deprecated (0.2; goes in 0.3): set the tuning with clforge::tuning::set or CLFORGE_TUNE.
   /// Work distribution; automatic: the context's tuning (clforge/tuning.hpp).
-  kernel_shape shape;
+  [[deprecated(
+      "set the tuning with clforge::tuning::set(ctx, \"elementwise\" or \"reduce\", ...) or "
+      "CLFORGE_TUNE (docs/tuning.md)")]] kernel_shape shape;
   /// Every array argument must hold every index the call visits (a clear error before launch
   /// otherwise). Turn off for arrays indexed differently (lookup tables, gathers).
   bool check_array_lengths = true;
 };
+#pragma GCC diagnostic pop
 
 }  // namespace clforge

@@ -36,8 +36,8 @@ namespace clforge {
 struct polygon_mask_options {
   /// Even-odd (default) or non-zero winding.
   fill_rule rule = fill_rule::even_odd;
-  /// Kernel formulation; empty: the context's tuning (clforge/tuning.hpp, "polygon" keys; GPU:
-  /// "span:8:128"; CPU: "row:1024", or "row:4096" for images wider than 1024).
+  /// Kernel formulation; empty: the context's tuning (clforge/tuning.hpp, the "polygon" keys
+  /// kernel, pixels, pixels_wide, wide_from, group, serial name the same choices).
   ///   "pixel[:P]"   one work-item per P consecutive pixels of a row, testing every edge
   ///   "span[:P[:G[:serial|atomic]]]"  a work-group of G per G*P pixels of a row lists the
   ///                 row's edge crossings once in local memory (all items testing one edge

@@ -15,28 +15,26 @@
 // an OpenCL C expression of type T, the identity of the reduction. The program is built once, at
 // construction; scalar arguments never recompile.
 //
-// How the work is split (kernel_shape, clforge/tuning.hpp): on GPUs stage 1 runs groups_per_cu
-// (16) groups of 256 per compute unit; each group reduces one contiguous chunk, its work-items
-// stepping through it 256 apart with `unroll` (8) independent coalesced loads in flight, each
-// accumulating sequentially, then a tree in local memory. Stage 2 (one group) reduces the
-// per-group partials into the result. On CPUs a group is one work-item (local=1 by default)
-// that reduces a contiguous chunk with `unroll` (16) independent accumulators, which the
-// compiler turns into vector registers: what an OpenMP loop does. Chunks spread the range over
-// groups_per_cu (8) groups per core, at most 4096 * 16 elements each; stage 2 likewise. The
-// defaults per device class, and the measurements behind them, are in
-// lib/algorithms/tuning_tables.cpp.
-// gpu,vec=W (kernel_shape::vec): when T is a scalar type and the map reads its arrays only at
-// index i (x[i], x[i] * y[i], ...), stage 1 reads each array as W-wide vectors (float4 for
-// W = 4: 16-byte loads) and evaluates the map lane by lane, for calls with step 1 whose start is
-// a multiple of W (chunks then multiples of local * unroll * W); the scalar kernel otherwise.
-// A kernel that cannot run the shape's local size on the device (registers, e.g. NVIDIA) is
+// How the work is split: the "reduce" policy of the context's tuning (clforge/tuning.hpp; the
+// values per device class, and the measurements behind them, are in lib/tuning/tables.cpp).
+// kind=gpu: stage 1 runs groups_per_cu groups of `group` work-items per compute unit; each group
+// reduces one contiguous chunk, its work-items stepping through it `group` apart with `unroll`
+// independent coalesced loads in flight, each accumulating sequentially, then a tree in local
+// memory. Stage 2 (one group) reduces the per-group partials into the result. kind=cpu: a group
+// of `group` work-items (one, in the CPU table) reduces a contiguous chunk with `unroll`
+// independent accumulators, which the compiler turns into vector registers: what an OpenMP loop
+// does; chunks of at most 4096 rounds each. vector_bytes (gpu): when T is a scalar type and the
+// map reads its arrays only at index i (x[i], x[i] * y[i], ...), stage 1 reads each array as
+// vectors of vector_bytes / sizeof(T) elements and evaluates the map lane by lane, for calls
+// with step 1 whose start is a multiple of that width (chunks then multiples of the width times
+// group * unroll); the scalar kernel otherwise. grid=1: groups take turns over blocks of vectors
+// rather than each taking one contiguous chunk. single_launch=1: the last group to finish
+// reduces the partials (one launch).
+// A kernel that cannot run the policy's group size on the device (registers, e.g. NVIDIA) is
 // regenerated for the largest power of two it can run. A call with one group needs no stage 2. The
 // programs are built at construction; a call sets arguments and enqueues one or two kernels (plus
 // one read for a host result). Launches whose events nobody reads are made without events.
-// vec = 16 bytes / sizeof(T) on GPUs; NVIDIA's table (lib/algorithms/tuning_tables.cpp) adds
-// grid=1 (groups take turns over blocks of local * unroll vectors rather than each taking one
-// contiguous chunk) and single=1 (the last group to finish reduces the partials: one launch).
-// A shape naming "gpu" gets only what it lists over the generic GPU table.
+// After tuning::set on the context, the next call runs the kernels rebuilt under the new tuning.
 // Out-of-order queues work: barriers keep a call's commands, and consecutive calls, in order.
 //
 // Accuracy of float/double sums (reduce "a + b"), eps = 2^-24 for float:

@@ -57,8 +57,23 @@ enum class scan_layout {
                    ///< as striped aligned 4-vectors
 };
 
-/// Options of a scan_kernel: algorithm, tile and segment settings.
+#define CLFORGE_SCAN_TUNING_DEPRECATED                                          \
+  [[deprecated(                                                                 \
+      "set the scan's tuning with clforge::tuning::set(ctx, \"scan\", ...) or " \
+      "CLFORGE_TUNE (docs/tuning.md)")]]
+
+// The implicitly defined members of scan_options copy the deprecated fields: no warning for
+// them, only where code names one.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/// Options of a scan_kernel: the name, preamble, build options, segments and algorithm. The
+/// tile and chunk fields are deprecated since 0.2 and go in 0.3: they are tuning, set with
+/// clforge::tuning::set(ctx, "scan", ...) or CLFORGE_TUNE="scan:..." (docs/tuning.md), whose
+/// keys name each knob once (items, group, window, registers, groups_per_cu, layout,
+/// granularity, max_chunks, lanes). Until then a field set here still wins over the tuning.
 struct CLFORGE_API scan_options {
+  // User-provided, so not an aggregate: `= {}` at a call site does not name a deprecated field.
+  scan_options() {}
   /// Kernel name (a C identifier); shows in profiles, build logs and errors.
   std::string name = "scan";
   /// Pasted before the kernels: helper functions, struct declarations, `#pragma` lines.
@@ -68,44 +83,43 @@ struct CLFORGE_API scan_options {
   /// Segmented scan: an expression over i (and the arguments); where it is true, the scan
   /// restarts (item is the input at i, prev_item is neutral). Empty: one segment.
   std::string is_segment_start;
-  /// Fields left automatic (0, -1) take the context's tuning (clforge/tuning.hpp, "scan"
-  /// keys: the device class's table, CLFORGE_TUNE, tuning::set).
-  /// automatic: the tuned algorithm (lookback on GPUs, reduce_then_scan on CPUs).
+  /// automatic: the tuned algorithm (the key "algorithm": lookback on GPUs, reduce_then_scan
+  /// on CPUs).
   scan_algorithm algorithm = scan_algorithm::automatic;
-  /// Look-back tile shape: items per work-item (at most 64) and work-items per group (at most
-  /// 4096); 0: tuned (GPUs: 128 bytes of T per work-item, at most 32 items, 256 work-items).
-  std::size_t items_per_thread = 0;
-  /// Look-back: work-items per group (0: the default, see items_per_thread).
-  std::size_t group_size = 0;
-  /// Look-back: how many work-items read predecessors' states at once (1: one work-item walks
-  /// back; 32: a window of 32 tiles per step; at most 1024). 0: tuned (8 on NVIDIA GPUs, 32 on
-  /// other GPUs, 1 on CPUs).
-  std::size_t lookback_window = 0;
-  /// Look-back: keep each work-item's items in registers between its two passes over them
-  /// (1), or scan them in place in local memory (0: fewer registers, more groups per compute
-  /// unit). -1: tuned.
-  int lookback_in_registers = -1;
-  /// Look-back: 0 launches one work-group per tile; N launches N groups per compute unit that
-  /// loop over tiles, taking the next tile while working on one.
-  std::size_t lookback_groups_per_cu = 0;
-  /// Look-back: how a tile is read and written (automatic: tuned).
-  scan_layout lookback_layout = scan_layout::automatic;
-  /// Sets the look-back fields above from a spec "ITEMSxGROUP[wWINDOW][l][s][pN]" (l: items in
-  /// local memory; s: scan_layout::striped_vector, else striped; pN: N groups per compute
-  /// unit), e.g. "40x256w32lp8".
-  scan_options& tile(const std::string& spec);
-  /// Reduce-then-scan: elements per chunk are a multiple of this (0: default 1024), and at most
-  /// this many chunks (0: 32 x lanes per compute unit on CPUs, 4096 on other devices).
-  std::size_t chunk_granularity = 0;
-  /// Reduce-then-scan: at most this many chunks (see chunk_granularity).
-  std::size_t max_chunks = 0;
-  /// Reduce-then-scan: chunks one work-item walks side by side, so their chains of operations
-  /// overlap (0: 2 for float and double on CPUs, else 1).
-  std::size_t lanes = 0;
+  /// Deprecated: the key "items". Look-back items per work-item (at most 64); 0: tuned.
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t items_per_thread = 0;
+  /// Deprecated: the key "group". Look-back work-items per group (at most 4096); 0: tuned.
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t group_size = 0;
+  /// Deprecated: the key "window". How many work-items read predecessors' states at once (1: one
+  /// work-item walks back; at most 1024); 0: tuned.
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t lookback_window = 0;
+  /// Deprecated: the key "registers". Keep each work-item's items in registers between its two
+  /// passes over them (1), or scan them in place in local memory (0); -1: tuned.
+  CLFORGE_SCAN_TUNING_DEPRECATED int lookback_in_registers = -1;
+  /// Deprecated: the key "groups_per_cu". 0 launches one work-group per tile; N launches N
+  /// groups per compute unit that loop over tiles.
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t lookback_groups_per_cu = 0;
+  /// Deprecated: the key "layout". How a tile is read and written (automatic: tuned).
+  CLFORGE_SCAN_TUNING_DEPRECATED scan_layout lookback_layout = scan_layout::automatic;
+  /// Deprecated: the keys items, group, window, registers, layout, groups_per_cu. Sets the
+  /// look-back fields above from a spec "ITEMSxGROUP[wWINDOW][l][s][pN]" (l: items in local
+  /// memory; s: scan_layout::striped_vector, else striped; pN: N groups per compute unit), e.g.
+  /// "40x256w32lp8".
+  CLFORGE_SCAN_TUNING_DEPRECATED scan_options& tile(const std::string& spec);
+  /// Deprecated: the key "granularity". Reduce-then-scan: elements per chunk are a multiple of
+  /// this (0: tuned).
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t chunk_granularity = 0;
+  /// Deprecated: the key "max_chunks". Reduce-then-scan: at most this many chunks (0: tuned).
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t max_chunks = 0;
+  /// Deprecated: the keys "lanes" and "lanes_floating". Reduce-then-scan: chunks one work-item
+  /// walks side by side (0: tuned).
+  CLFORGE_SCAN_TUNING_DEPRECATED std::size_t lanes = 0;
   /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
   /// where such an access is guarded (e.g. "i < m ? a[i] : b[i - m]").
   bool check_array_lengths = true;
 };
+#pragma GCC diagnostic pop
+#undef CLFORGE_SCAN_TUNING_DEPRECATED
 
 namespace detail {
 

@@ -13,9 +13,11 @@
 // device's key; anything else is ignored, said once per process on stderr.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "clforge/context.hpp"
 #include "clforge/device.hpp"
 #include "clforge/export.hpp"
 
@@ -23,9 +25,9 @@ namespace clforge::detail {
 
 /// One stored policy.
 struct tuned_entry {
-  std::string primitive;  // elementwise, reduce, scan, polygon
-  std::string problem;    // problem class, "float32/2^22": element type / size bucket
-  std::string settings;   // the whole policy, "key=value,..."
+  std::string template_name;  // a registry row: elementwise, reduce, scan, polygon, sort, ...
+  std::string problem;        // problem class, "float32/2^22": element type / size bucket
+  std::string settings;       // the whole policy, "key=value,..."
   double default_seconds = 0;
   double tuned_seconds = 0;
 };
@@ -53,5 +55,13 @@ CLFORGE_API void simulate_driver_version_for_tests(const std::string& driver);
 
 /// "2^K" for the power of two at or below `n` (n >= 1).
 CLFORGE_API std::string size_bucket(std::size_t n);
+
+/// The stored policy of `template_name` for `ctx`'s device: of the largest problem class stored
+/// ("" when none).
+std::string stored_policy(const context& ctx, const std::string& template_name);
+
+/// A count that moves whenever this process stores or removes results (or simulates another
+/// driver): what a built template compares against to see that its policy may have changed.
+std::uint64_t stored_generation();
 
 }  // namespace clforge::detail

@@ -1,29 +1,29 @@
 // SPDX-License-Identifier: MIT
-// Tuning kept as data: one typed policy per kernel template, defaults in one table per device
-// class (tuning_tables.cpp), overrides from clforge::tuning::set and CLFORGE_TUNE.
+// The typed policy of every kernel template: how it shapes its kernels. Each field is named as
+// its tuning key (registry.cpp lists the keys with their bounds; the initial values here are the
+// keys' defaults) and, where the value reaches a kernel unchanged, as its CLFORGE_* macro.
+// The values of each device class are the rows of tables.cpp, not here.
 #pragma once
 
 #include <cstddef>
-#include <string>
-
-#include "clforge/algorithms/scan.hpp"
-#include "clforge/context.hpp"
 
 namespace clforge::detail {
 
-/// How a snippet kernel spreads indices over work-items (see kernel_shape).
+/// How a snippet kernel spreads indices over work-items (elementwise, reduce).
 enum class work_kind { gpu, cpu };
 
 struct elementwise_policy {
+  static constexpr const char* template_name = "elementwise";
   work_kind kind = work_kind::gpu;
   std::size_t group = 256;     // work-items per group
   unsigned groups_per_cu = 0;  // gpu: 0 one work-item per index, else a grid-stride loop
-  unsigned block = 0;          // gpu: consecutive indices per work-item (kernel_shape::vec)
-  unsigned interleave = 0;     // gpu: indices a group apart per work-item (kernel_shape::ilv)
-  unsigned vector_width = 0;   // gpu: vectorized operation width (kernel_shape::vload)
+  unsigned block = 0;          // gpu: consecutive indices per work-item (CLFORGE_BLOCK)
+  unsigned interleave = 0;     // gpu: indices a group apart per work-item (CLFORGE_INTERLEAVE)
+  unsigned vector_width = 0;   // gpu: the operation on vectors of this many elements
 };
 
 struct reduce_policy {
+  static constexpr const char* template_name = "reduce";
   work_kind kind = work_kind::gpu;
   std::size_t group = 256;
   unsigned unroll = 8;          // independent accumulators per work-item
@@ -33,16 +33,22 @@ struct reduce_policy {
   bool single_launch = false;   // step 1: the last group reduces the partials (one launch)
 };
 
+/// The scan's two algorithms (scan_options::algorithm names the same two).
+enum class scan_method { lookback, reduce_then_scan };
+/// How a look-back tile moves between global and local memory.
+enum class tile_layout { striped, striped_vector };
+
 struct scan_policy {
-  scan_algorithm algorithm = scan_algorithm::lookback;
+  static constexpr const char* template_name = "scan";
+  scan_method algorithm = scan_method::lookback;
   // look-back
   std::size_t items = 0;  // items per work-item; 0: item_bytes / sizeof(T) in 1..max_items
   std::size_t item_bytes = 128;
   std::size_t max_items = 32;
   std::size_t group = 256;
-  std::size_t window = 32;                    // work-items reading predecessors at once
-  scan_layout layout = scan_layout::striped;  // never automatic
-  bool in_registers = true;       // a work-item's items in registers between its two passes
+  std::size_t window = 32;  // work-items reading predecessors at once
+  tile_layout layout = tile_layout::striped;
+  bool registers = true;          // a work-item's items in registers between its two passes
   std::size_t groups_per_cu = 0;  // 0: one group per tile, else persistent groups
   // reduce-then-scan
   std::size_t granularity = 1024;  // chunks are multiples of this many elements
@@ -56,7 +62,8 @@ struct scan_policy {
 enum class polygon_kernel { pixel, span, fill, row };
 
 struct polygon_policy {
-  polygon_kernel kind = polygon_kernel::span;
+  static constexpr const char* template_name = "polygon";
+  polygon_kernel kernel = polygon_kernel::span;
   int pixels = 8;             // pixels per work-item
   int pixels_wide = 8;        // the same for images wider than wide_from
   std::size_t wide_from = 0;  // 0: one value for every width
@@ -72,10 +79,10 @@ enum class sort_path { onesweep, chunked };
 /// CLFORGE_RANKING.
 enum class sort_ranking { matrix, lanes, nv_match, nv_warp };
 
-/// Radix sort (lib/algorithms/sort.cpp). Each size field takes one of the values its tuning key
-/// lists (tuning.cpp: the search space). Fields a path does not use are still set, so either
+/// Radix sort (lib/algorithms/sort.cpp). Fields a path does not use are still set, so either
 /// path can be forced on any device (sort_options::algorithm, or the key "path").
 struct sort_policy {
+  static constexpr const char* template_name = "sort";
   sort_path path = sort_path::chunked;
   // onesweep: work-items per tile (halved at run time down to the device's work-group limit; the
   // rank matrix takes 256 x (group + 1) x 2 bytes of local memory, lane counts 2 KB per 32
@@ -91,8 +98,7 @@ struct sort_policy {
   // onesweep takes values of at most this many bytes; wider ones take the chunked path.
   std::size_t onesweep_value_bytes = 16;
   // chunked: work-items (chunks) per compute unit, the fewest keys worth a chunk, and the bits
-  // of the digit each pass sorts on (11: 32-bit keys in 3 passes instead of 4, with 2048
-  // buckets per chunk).
+  // of the digit each pass sorts on (CLFORGE_CHUNK_DIGIT_BITS).
   std::size_t chunks_per_cu = 8;
   std::size_t min_chunk = 16384;
   std::size_t chunk_digit_bits = 8;
@@ -100,33 +106,14 @@ struct sort_policy {
   sort_ranking ranking = sort_ranking::matrix;
 };
 
-/// The policies of one table.
-struct policy_table {
-  const char* name;      // as selected with table=NAME
-  const char* measured;  // where the figures come from (date, command), or why none
-  elementwise_policy elementwise;
-  reduce_policy reduce;
-  scan_policy scan;
-  polygon_policy polygon;
-  sort_policy sort;
+/// histogram_kernel (lib/algorithms/histogram.cpp).
+struct histogram_policy {
+  static constexpr const char* template_name = "histogram";
+  std::size_t group = 256;        // work-items per group; 1: one counts its chunk, no atomics
+  std::size_t groups_per_cu = 8;  // groups per compute unit, each counting a contiguous chunk
+  std::size_t local_bins = 4096;  // at most this many bins counted in local memory (beyond:
+                                  // global atomics per index)
+  std::size_t unroll = 8;         // indices a work-item reads per round
 };
-
-/// The table the context uses (table=NAME from CLFORGE_TUNE or tuning::set, else by device
-/// class), with the overrides of CLFORGE_TUNE and then tuning::set applied.
-elementwise_policy tuned_elementwise(const context& ctx);
-reduce_policy tuned_reduce(const context& ctx);
-scan_policy tuned_scan(const context& ctx);
-polygon_policy tuned_polygon(const context& ctx);
-sort_policy tuned_sort(const context& ctx);
-
-/// The table of the kind a kernel_shape names explicitly (gpu: "generic", cpu: "cpu").
-const policy_table& kind_table(work_kind kind);
-
-/// The tables (tuning_tables.cpp), the first matching a device class by vendor.
-const policy_table* policy_tables(std::size_t& count);
-/// The table for a device: NVIDIA, AMD, Intel GPU, other GPU, or CPU and anything else.
-const policy_table& device_table(const device_info& info);
-/// True when the device's vendor string contains `word` (lower case), as the tables match it.
-bool vendor_contains(const device_info& info, const char* word);
 
 }  // namespace clforge::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Autotuned results on disk (format and trust rules in tuning_store.hpp), and the lookup the
-// tuning tables make through policy_hooks.hpp.
-#include "tuning_store.hpp"
+// Autotuned results on disk (format and trust rules in store.hpp): written by the tuner, read
+// by the policy lookup (resolve.cpp).
+#include "store.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include "../program_cache.hpp"
 #include "clforge/error.hpp"
 #include "clforge/log.hpp"
-#include "policy_hooks.hpp"
+#include "registry.hpp"
 
 #ifndef CLFORGE_VERSION
 #error "CLFORGE_VERSION must be defined by the build"
@@ -45,6 +45,8 @@ std::string& simulated_driver() {
   static std::string driver;
   return driver;
 }
+// Moves whenever what load_tuned finds may have changed in this process (tuning_stamp).
+std::atomic<std::uint64_t> g_generation{0};
 
 // One line per field; a line break inside a field would forge the next field, so it is
 // replaced (device strings never carry one).
@@ -107,7 +109,7 @@ std::string encode(const std::string& key, const std::vector<tuned_entry>& entri
   for (const tuned_entry& e : entries) {
     char times[64];
     std::snprintf(times, sizeof times, "%.9g %.9g", e.default_seconds, e.tuned_seconds);
-    body << "entry " << e.primitive << ' ' << e.problem << ' ' << e.settings << ' ' << times
+    body << "entry " << e.template_name << ' ' << e.problem << ' ' << e.settings << ' ' << times
          << '\n';
   }
   const std::string text = body.str();
@@ -139,14 +141,14 @@ bool decode(const std::string& key, const std::string& text, std::vector<tuned_e
     std::istringstream fields(line);
     std::string word;
     tuned_entry e;
-    if (!(fields >> word >> e.primitive >> e.problem >> e.settings >> e.default_seconds >>
+    if (!(fields >> word >> e.template_name >> e.problem >> e.settings >> e.default_seconds >>
           e.tuned_seconds) ||
         word != "entry") {
       why = "malformed line \"" + line.substr(0, 80) + "\"";
       return false;
     }
     try {
-      normalized_policy(e.primitive, e.settings, "tuned results");
+      row_named(e.template_name, "tuned results").apply("", e.settings, "tuned results");
     } catch (const error& failure) {
       why = failure.what();
       return false;
@@ -280,10 +282,11 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
   // Merge with what is there now (another process may have stored other templates).
   std::vector<tuned_entry> merged = load_path(path, key);
   for (const tuned_entry& e : entries) {
-    normalized_policy(e.primitive, e.settings, "tuned results");  // throws on a bad policy
+    // throws on a bad policy
+    row_named(e.template_name, "tuned results").apply("", e.settings, "tuned results");
     bool replaced = false;
     for (tuned_entry& old : merged)
-      if (old.primitive == e.primitive && old.problem == e.problem) {
+      if (old.template_name == e.template_name && old.problem == e.problem) {
         old = e;
         replaced = true;
       }
@@ -310,16 +313,24 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
     ::unlink(temp.c_str());
     throw error("tuned results: cannot write " + path + ": " + std::strerror(saved));
   }
+  g_generation.fetch_add(1);
 }
 
 bool remove_tuned(const device_info& info) {
   const std::string path = tuned_results_path(info);
-  return !path.empty() && ::unlink(path.c_str()) == 0;
+  const bool removed = !path.empty() && ::unlink(path.c_str()) == 0;
+  g_generation.fetch_add(1);
+  return removed;
 }
 
 void simulate_driver_version_for_tests(const std::string& driver) {
   std::lock_guard<std::mutex> lock(store_mutex());
   simulated_driver() = driver;
+  g_generation.fetch_add(1);
+}
+
+std::uint64_t stored_generation() {
+  return g_generation.load(std::memory_order_acquire);
 }
 
 std::string size_bucket(std::size_t n) {
@@ -328,14 +339,14 @@ std::string size_bucket(std::size_t n) {
   return "2^" + std::to_string(k);
 }
 
-std::string stored_policy(const context& ctx, const std::string& primitive) {
+std::string stored_policy(const context& ctx, const std::string& template_name) {
   // Kernels are generated before they see a size, so a template takes the result tuned for
   // the largest problem class stored (the one where the shape matters most).
   const tuned_entry* best = nullptr;
   static thread_local std::vector<tuned_entry> entries;
   entries = load_tuned(ctx.info());
   for (const tuned_entry& e : entries)
-    if (e.primitive == primitive &&
+    if (e.template_name == template_name &&
         (!best || bucket_exponent(e.problem) > bucket_exponent(best->problem)))
       best = &e;
   return best ? best->settings : std::string();

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// Each template's tuning workload, made in the template's own .cpp next to the code it measures
+// (lib/tuning/workload.hpp has the interface). The tuner's list in lib/tuner/tune_template.cpp
+// maps each registry row to its factory.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "clforge/queue.hpp"
+#include "tuning/workload.hpp"
+
+namespace clforge::detail {
+
+/// A factory: the workload of a problem of about `size` elements (polygon: pixels) on `q`.
+using workload_factory = std::unique_ptr<tuning_workload> (*)(const queue& q, std::size_t size);
+
+/// saxpy: y[i] = a * x[i] + y[i] on float32 (elementwise.cpp).
+std::unique_ptr<tuning_workload> make_saxpy_workload(const queue& q, std::size_t size);
+/// The sum of float32 values, read back (reduction.cpp).
+std::unique_ptr<tuning_workload> make_sum_workload(const queue& q, std::size_t size);
+/// An inclusive scan of int32 (scan.cpp).
+std::unique_ptr<tuning_workload> make_scan_workload(const queue& q, std::size_t size);
+/// A 24-vertex polygon mask of about `size` pixels (polygon_mask.cpp).
+std::unique_ptr<tuning_workload> make_polygon_workload(const queue& q, std::size_t size);
+/// Sorting uint32 keys (sort.cpp).
+std::unique_ptr<tuning_workload> make_sort_workload(const queue& q, std::size_t size);
+/// A 256-bin histogram of float32 values (histogram.cpp).
+std::unique_ptr<tuning_workload> make_histogram_workload(const queue& q, std::size_t size);
+
+}  // namespace clforge::detail
