@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
 #include "context_state.hpp"
 
@@ -210,6 +212,76 @@ std::string quote_error_lines(const std::string& log, const std::string& source)
   return out.str();
 }
 
+std::vector<std::string> declared_kernel_names(const std::string& source) {
+  // Tokens outside comments and literals: identifiers, and every other character on its own.
+  std::vector<std::string> tokens;
+  const std::size_t n = source.size();
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = 0; i < n;) {
+    const char c = source[i];
+    if (c == '/' && i + 1 < n && source[i + 1] == '/') {
+      i = source.find('\n', i);
+    } else if (c == '/' && i + 1 < n && source[i + 1] == '*') {
+      i = source.find("*/", i + 2);
+      if (i != std::string::npos) i += 2;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < n && source[i] != c; ++i)
+        if (source[i] == '\\') ++i;
+      ++i;
+    } else if (is_ident(c)) {
+      const std::size_t start = i;
+      while (i < n && is_ident(source[i])) ++i;
+      tokens.push_back(source.substr(start, i - start));
+    } else {
+      if (!std::isspace(static_cast<unsigned char>(c))) tokens.emplace_back(1, c);
+      ++i;
+    }
+    if (i == std::string::npos) break;
+  }
+  // `kernel` / `__kernel`, then qualifiers and attributes: the last identifier before `(` names
+  // the kernel. An __attribute__((...)) between them is skipped whole.
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    if (tokens[k] != "kernel" && tokens[k] != "__kernel") continue;
+    std::string last;
+    for (std::size_t j = k + 1; j < tokens.size(); ++j) {
+      const std::string& t = tokens[j];
+      if (t == "__attribute__") {
+        int depth = 0;
+        while (++j < tokens.size()) {
+          depth += tokens[j] == "(" ? 1 : tokens[j] == ")" ? -1 : 0;
+          if (depth == 0) break;
+        }
+      } else if (t == "(") {
+        if (!last.empty()) names.push_back(last);
+        break;
+      } else if (is_ident(t[0])) {
+        last = t;
+      } else {
+        break;  // not a kernel declaration
+      }
+    }
+  }
+  return names;
+}
+
+namespace {
+// CL_PROGRAM_KERNEL_NAMES of a built program; empty where the driver does not say.
+std::vector<std::string> built_kernel_names(const cl::Program& built) {
+  std::size_t bytes = 0;
+  if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &bytes) != CL_SUCCESS)
+    return {};
+  std::string list(bytes, '\0');
+  if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, bytes, list.data(), nullptr) != CL_SUCCESS)
+    return {};
+  list.resize(std::strlen(list.c_str()));
+  std::vector<std::string> names;
+  std::istringstream in(list);
+  for (std::string name; std::getline(in, name, ';');) names.push_back(name);
+  return names;
+}
+}  // namespace
+
 void build_or_throw(cl::Program& program, const cl::Device& device, const std::string& source,
                     const std::string& options) {
   cl_device_id id = device();
@@ -309,6 +381,12 @@ program program_cache::build(const std::string& source, const std::string& optio
               << "\") ----\n"
               << source << "\n// ---- end of program " << key.hex() << " ----\n";
   }
+  // Drivers put kernel names into file names: PoCL aborted the process when it linked a kernel
+  // named longer than its kernel cache's file names allow (on reading the binaries, in
+  // store_to_disk). The names the source spells out are checked before the compiler sees them,
+  // the names the built program reports (macros can make names) before anything reads it.
+  for (const std::string& name : declared_kernel_names(source))
+    require_kernel_name_length("context::build", name, max_kernel_name_length);
   program built;
   std::string dir;
   {
@@ -316,10 +394,11 @@ program program_cache::build(const std::string& source, const std::string& optio
     dir = directory_;
   }
   if (!dir.empty()) built = load_from_disk(key, source, options);
-  if (!built) {
-    built = compile(source, options);
-    if (!dir.empty()) store_to_disk(key, built);
-  }
+  const bool compiled = !built;
+  if (compiled) built = compile(source, options);
+  for (const std::string& name : built_kernel_names(built.cl()))
+    require_kernel_name_length("context::build", name, max_kernel_name_length);
+  if (compiled && !dir.empty()) store_to_disk(key, built);
   entry->built = built;
   return built;
 }
