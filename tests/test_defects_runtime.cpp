@@ -520,14 +520,22 @@ TEST_F(disk_cache, an_entry_with_a_huge_size_is_deleted_unread) {
 TEST_F(disk_cache, stale_temporaries_are_removed_when_the_directory_is_opened) {
   const fs::path stale = dir / "0123456789abcdef0123456789abcdef.clbin.tmp.4242.0";
   const fs::path fresh = dir / "0123456789abcdef0123456789abcdef.clbin.tmp.4243.0";
+  // Build claims (see program_cache.cpp) left by a process killed while it built.
+  const fs::path stale_lock = dir / "00000000000000000000000000000001.clbin.lock";
+  const fs::path fresh_lock = dir / "00000000000000000000000000000002.clbin.lock";
   std::ofstream(stale) << "partial";
   std::ofstream(fresh) << "partial";
+  std::ofstream{stale_lock};
+  std::ofstream{fresh_lock};
   struct utimbuf old_times {};
   old_times.actime = old_times.modtime = std::time(nullptr) - 3600;
   ASSERT_EQ(::utime(stale.c_str(), &old_times), 0);
+  ASSERT_EQ(::utime(stale_lock.c_str(), &old_times), 0);
   cf::context c = cf::context::create_default();
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(fresh));  // may belong to a process writing right now
+  EXPECT_FALSE(fs::exists(stale_lock));
+  EXPECT_TRUE(fs::exists(fresh_lock));
 }
 
 TEST_F(disk_cache, an_entry_replaced_by_a_directory_is_skipped_and_the_cache_stays_on) {
