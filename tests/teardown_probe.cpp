@@ -53,6 +53,15 @@ cf::array<int> ones(const cf::queue& q) {
   return cf::array<int>::from_host(q, std::vector<int>(kSize, 1));
 }
 
+// A context, a queue, two arrays, and work enqueued on them that nobody waits for.
+struct work_in_flight {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q{ctx};
+  cf::array<int> x = ones(q);
+  cf::array<float> f{q, kSize};
+  work_in_flight() { enqueue_without_waiting(q, x, f); }
+};
+
 // Constructed before main, so before the driver is loaded: destroyed at exit after the driver's
 // own static objects.
 cf::context early_context;
@@ -70,20 +79,12 @@ cf::queue& shared_queue() {
 
 int run(const std::string& scenario) {
   if (scenario == "pending_at_return") {
-    cf::context ctx = cf::context::create_default();
-    cf::queue q(ctx);
-    cf::array<int> x = ones(q);
-    cf::array<float> f(q, kSize);
-    enqueue_without_waiting(q, x, f);
+    work_in_flight work;
     return 0;
   }
   if (scenario == "exit_with_pending") {
-    cf::context ctx = cf::context::create_default();
-    cf::queue q(ctx);
-    cf::array<int> x = ones(q);
-    cf::array<float> f(q, kSize);
-    enqueue_without_waiting(q, x, f);
-    std::exit(0);  // nothing above is destroyed
+    work_in_flight work;
+    std::exit(0);  // `work` is not destroyed
   }
   if (scenario == "array_outlives_queue_and_context") {
     std::optional<cf::array<int>> x;
@@ -110,21 +111,14 @@ int run(const std::string& scenario) {
   }
   if (scenario == "exception_midway") {
     try {
-      cf::context ctx = cf::context::create_default();
-      cf::queue q(ctx);
-      cf::array<int> x = ones(q);
-      cf::array<float> f(q, kSize);
-      enqueue_without_waiting(q, x, f);
-      q.launch(salted_kernel(ctx), cf::ndrange(kSize).with_local(7), x, cl_uint(kSize));
+      work_in_flight work;
+      work.q.launch(salted_kernel(work.ctx), cf::ndrange(kSize).with_local(7), work.x,
+                    cl_uint(kSize));
       return 1;  // the launch above must throw (7 does not divide the size)
     } catch (const cf::error&) {
     }
     try {
-      cf::context ctx = cf::context::create_default();
-      cf::queue q(ctx);
-      cf::array<int> x = ones(q);
-      cf::array<float> f(q, kSize);
-      enqueue_without_waiting(q, x, f);
+      work_in_flight work;
       throw std::runtime_error("the user's own exception");
     } catch (const std::runtime_error&) {
     }
