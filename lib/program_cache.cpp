@@ -156,8 +156,8 @@ class build_claim {
       }
       // The holder before us removed the file it held: ours is that file only if the path still
       // names it; otherwise lock the one there now.
-      struct stat held {
-      }, named{};
+      struct stat held {};
+      struct stat named {};
       if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
           held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
         fd_ = fd;
