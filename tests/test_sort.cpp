@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -325,6 +326,112 @@ TEST(sort, a_scratch_makes_repeated_sorts_allocate_nothing) {
     scratch.release();
     EXPECT_EQ(scratch.bytes(), 0u);
   }
+}
+
+// One scratch shared by sorts on several queues of one context: each sort waits on the device for
+// the previous user's commands, so the shared buffers are never used by two queues at once.
+// Sizes change between sorts so that the scratch also grows while another queue may use it.
+TEST(sort, a_scratch_shared_by_threads_on_their_own_queues) {
+  constexpr int kThreads = 4, kRounds = 6;
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_scratch scratch;
+    std::vector<int> wrong(kThreads, 0);
+    std::vector<std::string> errors(kThreads);
+    auto worker = [&](int t) {
+      try {
+        cf::queue own(ctx());
+        for (int round = 0; round < kRounds; ++round) {
+          const std::size_t n = 20000 + std::size_t(t) * 7919 + std::size_t(round) * 15013;
+          std::vector<std::uint32_t> host =
+              make_keys<std::uint32_t>(n, pattern::random, std::uint64_t(t * 100 + round));
+          std::vector<std::uint32_t> values(n);
+          std::iota(values.begin(), values.end(), 0u);
+          auto keys = cf::array<std::uint32_t>::from_host(own, host);
+          auto vals = cf::array<std::uint32_t>::from_host(own, values);
+          cf::sort_options o;
+          o.algorithm = alg;
+          o.scratch = &scratch;
+          cf::sort_by_key(own, keys, vals, o);
+          const std::vector<std::uint32_t> got = keys.to_host(own);
+          const std::vector<std::uint32_t> order = vals.to_host(own);
+          std::vector<std::uint32_t> want = host;
+          std::sort(want.begin(), want.end());
+          bool ok = got == want;
+          for (std::size_t i = 0; ok && i < n; ++i) ok = order[i] < n && host[order[i]] == got[i];
+          wrong[t] += !ok;
+        }
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(wrong[t], 0) << name_of(alg) << " thread " << t << ": wrong sorts";
+      EXPECT_EQ(errors[t], "") << name_of(alg) << " thread " << t;
+    }
+  }
+}
+
+// One thread, two queues, one scratch: the second sort is enqueued while the first may still
+// run (nothing waits between them on the host).
+TEST(sort, a_scratch_alternating_between_two_queues) {
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_scratch scratch;
+    cf::queue first(ctx()), second(ctx());
+    cf::sort_options o;
+    o.algorithm = alg;
+    o.scratch = &scratch;
+    int wrong = 0;
+    for (int round = 0; round < 8; ++round) {
+      const std::size_t na = 30000 + std::size_t(round) * 9001,
+                        nb = 70001 - std::size_t(round) * 4999;
+      std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(na, pattern::random, round);
+      std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(nb, pattern::random, round + 50);
+      auto a = cf::array<std::uint32_t>::from_host(first, ha);
+      auto b = cf::array<std::uint32_t>::from_host(second, hb);
+      cf::queue& qa = round % 2 ? second : first;  // the array's queue only made it
+      cf::queue& qb = round % 2 ? first : second;
+      qa.finish(), qb.finish();
+      cf::sort(qa, a, o);
+      cf::sort(qb, b, o);
+      std::sort(ha.begin(), ha.end());
+      std::sort(hb.begin(), hb.end());
+      wrong += a.to_host(qa) != ha;
+      wrong += b.to_host(qb) != hb;
+    }
+    EXPECT_EQ(wrong, 0) << name_of(alg);
+    first.finish(), second.finish();
+  }
+}
+
+// A scratch that moves between contexts gives its buffers back, fenced by the last sort's queue,
+// and takes new ones from the other context's pool.
+TEST(sort, a_scratch_alternating_between_two_contexts) {
+  cf::context other = cf::context::create_default();
+  cf::queue mine(ctx()), theirs(other);
+  cf::sort_scratch scratch;
+  cf::sort_options o;
+  o.algorithm = cf::sort_algorithm::chunked;
+  o.scratch = &scratch;
+  int wrong = 0;
+  for (int round = 0; round < 6; ++round) {
+    const std::size_t n = 40000 + std::size_t(round) * 7001;
+    std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(n, pattern::random, round);
+    std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(n + 3, pattern::random, round + 9);
+    auto a = cf::array<std::uint32_t>::from_host(mine, ha);
+    auto b = cf::array<std::uint32_t>::from_host(theirs, hb);
+    cf::sort(mine, a, o);
+    cf::sort(theirs, b, o);
+    std::sort(ha.begin(), ha.end());
+    std::sort(hb.begin(), hb.end());
+    wrong += a.to_host(mine) != ha;
+    wrong += b.to_host(theirs) != hb;
+  }
+  EXPECT_EQ(wrong, 0);
+  scratch.release();
+  EXPECT_EQ(scratch.bytes(), 0u);
 }
 
 TEST(sort, out_of_order_queue) {

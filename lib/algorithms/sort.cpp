@@ -78,8 +78,14 @@ struct sort_scratch_state {
   std::size_t alt_keys_bytes = 0, alt_values_bytes = 0, counts_bytes = 0, bases_bytes = 0,
               status_bytes = 0;
   std::uint32_t epoch = 0;  // of the last onesweep launch
+  // The queue of the last sort that used the buffers (a sort_scratch only): its commands may
+  // still be pending, so another queue waits for them and the buffers go back fenced by it.
+  cl::CommandQueue user;
+  bool user_in_order = true;
 
-  // Nothing may use the buffers any more (sort_scratch::release, another context).
+  ~sort_scratch_state() { release_after_user(); }
+
+  // Forgets the buffers (their handles go; see release_after and release_after_user).
   void release() {
     alt_keys.reset(), alt_values.reset(), counts.reset(), bases.reset(), counters.reset(),
         status.reset();
@@ -91,6 +97,32 @@ struct sort_scratch_state {
     for (auto* buffer : {&alt_keys, &alt_values, &counts, &bases, &counters, &status})
       release_fenced(q, *buffer);
     release();
+  }
+  // The buffers back to the pool after the commands enqueued so far on the last user's queue
+  // (sort_scratch::release, a sort in another context, the scratch's end).
+  void release_after_user() {
+    if (user())
+      for (auto* buffer : {&alt_keys, &alt_values, &counts, &bases, &counters, &status})
+        memory_pool::release_after(*buffer, user, user_in_order);
+    release();
+    user = cl::CommandQueue();
+  }
+  // Before a sort on q uses the buffers: the commands of the last user's queue that use them
+  // come first. A marker there and a barrier on q that waits for it order them on the device
+  // (the host does not wait); the same in-order queue runs its commands in order anyway.
+  void take_over(const queue& q) {
+    if (user() == q.get() && user_in_order) return;
+    if (user()) {
+      cl_event marker = nullptr;
+      // The marker's queue is flushed: a command on another queue may wait for it only then.
+      const bool ordered = clEnqueueMarkerWithWaitList(user(), 0, nullptr, &marker) == CL_SUCCESS &&
+                           marker && clFlush(user()) == CL_SUCCESS &&
+                           clEnqueueBarrierWithWaitList(q.get(), 1, &marker, nullptr) == CL_SUCCESS;
+      if (!ordered) clFinish(user());  // wait here rather than share the buffers unordered
+      if (marker) clReleaseEvent(marker);
+    }
+    user = q.cl();
+    user_in_order = !q.out_of_order();
   }
   std::size_t bytes() const {
     return alt_keys_bytes + alt_values_bytes + counts_bytes + bases_bytes + status_bytes +
@@ -396,9 +428,10 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     s = options.scratch->state().get();
     lock = std::unique_lock<std::mutex>(s->mutex);
     if (s->context_identity != ctx.identity()) {
-      s->release();
+      s->release_after_user();
       s->context_identity = ctx.identity();
     }
+    s->take_over(q);
   }
   sort_scratch_state::ensure(q, s->alt_keys, s->alt_keys_bytes, n * key.bits / 8);
   if (p.value_size)
@@ -432,7 +465,7 @@ std::size_t sort_scratch::bytes() const {
 
 void sort_scratch::release() {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->release();
+  state_->release_after_user();
 }
 
 // ---- radix_sort_kernel -----------------------------------------------------------------------

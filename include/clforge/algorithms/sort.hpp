@@ -55,16 +55,18 @@ struct sort_scratch_state;
 }
 
 /// Temporaries of radix sorts (a second key and value buffer, digit counts, tile states), kept
-/// between calls so that repeated sorts of up to the same size allocate nothing. One scratch
-/// serves one queue at a time (calls on it are serialised by a lock; use one scratch per queue
-/// when sorting on several queues at once).
+/// between calls so that repeated sorts of up to the same size allocate nothing. Sorts on
+/// several queues of one context, from several threads, may share a scratch: a sort on another
+/// queue than the previous one's waits, on the device, for the previous one's commands, so
+/// sorts sharing a scratch run one after another (one scratch per queue lets them overlap).
+/// Released buffers go back to the pool fenced by the last sort's queue.
 class CLFORGE_API sort_scratch {
  public:
   /// Empty scratch; buffers are allocated by the first sort that uses it.
   sort_scratch();
   /// Device memory held now, in bytes.
   std::size_t bytes() const;
-  /// Frees the held buffers (back to the context's pool).
+  /// Frees the held buffers (back to the context's pool, once the last sort's commands are done).
   void release();
 
   /// @cond INTERNAL
