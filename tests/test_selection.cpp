@@ -157,6 +157,39 @@ TEST(gather_scatter, out_of_range_indices_are_reported_and_not_written) {
   EXPECT_EQ(dst.to_host(q()), (std::vector<int>{0, 5, 0, 0}));
 }
 
+// Arrays of another context: refused before anything is enqueued, with the message every
+// template gives (require_same_context), naming which array; nothing is written.
+TEST(gather_scatter, arrays_of_another_context_are_refused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  for (cf::bounds check : {cf::bounds::checked, cf::bounds::unchecked}) {
+    auto idx = cf::array<int>::from_host(q(), std::vector<int>{0, 1, 2});
+    auto src = cf::array<float>::from_host(q(), std::vector<float>{1, 2, 3});
+    auto dst = cf::array<float>::from_host(q(), std::vector<float>{0, 0, 0});
+    auto foreign_idx = cf::array<int>::from_host(other_q, std::vector<int>{0, 1, 2});
+    auto foreign_src = cf::array<float>::from_host(other_q, std::vector<float>{1, 2, 3});
+    auto foreign_dst = cf::array<float>::from_host(other_q, std::vector<float>{0, 0, 0});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), foreign_idx, src, dst, check),
+                         {"gather", "the indices", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), idx, foreign_src, dst, check),
+                         {"gather", "the source", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), idx, src, foreign_dst, check),
+                         {"gather", "the destination", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), foreign_src, idx, dst, check),
+                         {"scatter", "the source", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), src, foreign_idx, dst, check),
+                         {"scatter", "the indices", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), src, idx, foreign_dst, check),
+                         {"scatter", "the destination", "another OpenCL context"});
+    EXPECT_EQ(dst.to_host(q()), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(foreign_dst.to_host(other_q), (std::vector<float>{0, 0, 0}));
+    // The same calls on the arrays' own context work.
+    cf::gather(other_q, foreign_idx, foreign_src, foreign_dst, check);
+    EXPECT_EQ(foreign_dst.to_host(other_q), (std::vector<float>{1, 2, 3}));
+  }
+  other_q.finish();
+}
+
 TEST(gather_scatter, bad_input_is_a_clear_error) {
   auto src = cf::array<int>::from_host(q(), std::vector<int>{1, 2, 3});
   auto idx = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>{0, 1});

@@ -467,6 +467,31 @@ TEST(sort, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), same, same), {"same array"});
 }
 
+// Keys or values of another context: refused before anything is enqueued, as every template
+// refuses them.
+TEST(sort, arrays_of_another_context_are_refused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  auto keys = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>{3, 1, 2});
+  auto values = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>{0, 1, 2});
+  auto foreign_keys =
+      cf::array<std::uint32_t>::from_host(other_q, std::vector<std::uint32_t>{3, 1, 2});
+  auto foreign_values =
+      cf::array<std::uint32_t>::from_host(other_q, std::vector<std::uint32_t>{0, 1, 2});
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_options o;
+    o.algorithm = alg;
+    EXPECT_CLFORGE_ERROR(cf::sort(q(), foreign_keys, o), {"sort", "the keys", "another OpenCL"});
+    EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), keys, foreign_values, o),
+                         {"sort_by_key", "the values", "another OpenCL"});
+    EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), foreign_keys, values, o),
+                         {"sort_by_key", "the keys", "another OpenCL"});
+  }
+  EXPECT_EQ(foreign_keys.to_host(other_q), (std::vector<std::uint32_t>{3, 1, 2}));
+  cf::sort(other_q, foreign_keys);
+  EXPECT_EQ(foreign_keys.to_host(other_q), (std::vector<std::uint32_t>{1, 2, 3}));
+}
+
 namespace {
 struct wide_value {
   std::uint64_t a, b;
