@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <tuple>
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
@@ -564,6 +566,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                                          {"permute_name", st->name + "_permute" + suffix},
                                          {"user_parameters", list.empty() ? "" : list + ", "},
                                          {"key_type", st->key.name},
+                                         {"key_bits", std::to_string(key_bits)},
                                          {"index_type", index},
                                          {"key_expr", key},
                                          {"moved_parameters", moved_parameters},
@@ -578,7 +581,29 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   try {
     st->prog = ctx.build(source, options.build_options);
   } catch (const error& failure) {
-    throw error(st->who + ": " + failure.what());
+    // A floating-point key with other key_bits than its width (kernels/sort_key.cl): an error
+    // line of the log names the array of negative size (the source quoted below it names both).
+    const std::string log = failure.what();
+    auto error_names = [&](const std::string& marker) {
+      std::size_t line = 0;
+      while (line < log.size()) {
+        const std::size_t end = std::min(log.find('\n', line), log.size());
+        const std::string_view text(log.data() + line, end - line);
+        if (text.find("error") != std::string_view::npos &&
+            text.find(marker) != std::string_view::npos)
+          return true;
+        line = end + 1;
+      }
+      return false;
+    };
+    for (const auto& [marker, type, bits] :
+         {std::tuple{"clforge_float_key_needs_key_bits_32", "float", 32},
+          std::tuple{"clforge_double_key_needs_key_bits_64", "double", 64}})
+      if (error_names(marker))
+        throw error(st->who + ": the key expression is " + type + ", which sorts by its " +
+                    std::to_string(bits) + " ordered bits: give key_bits " + std::to_string(bits) +
+                    ", not " + std::to_string(key_bits));
+    throw error(st->who + ": " + log);
   }
   st->keys32 = st->prog.kernel(st->name + "_keys32");
   st->keys64 = st->prog.kernel(st->name + "_keys64");

@@ -225,8 +225,11 @@ std::size_t sort_element_size(const array_view<T>&) {
 ///                                 "cell_of(x[i], y[i])", {"x", "y", "vx"}, 16, options);
 ///   by_cell(q, x, y, vx);   // x, y and vx reordered by cell, ties in their old order
 ///
-/// `key_expr` is an expression over `i` (ulong) and the arguments, of an unsigned integer type;
-/// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
+/// `key_expr` is an expression over `i` (ulong) and the arguments. An integer key counts by its
+/// low `key_bits` bits (1 to 64), taken as unsigned. A floating-point key (float, half, double)
+/// sorts by IEEE 754's total order as clforge::sort sorts float keys (-0.0 before +0.0, NaNs
+/// last): key_bits must then be its width, 32 (float, half) or 64 (double), else construction
+/// fails with a clear error. `sort_by` names the array arguments that are
 /// permuted (global pointers, not const, all of the same length n; n is their length). The
 /// kernels are generated and built once, at construction, through the program cache. Array
 /// arguments, permuted or not, may be array views (x.view(...)); the key expression then uses
