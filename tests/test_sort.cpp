@@ -467,6 +467,73 @@ TEST(sort, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), same, same), {"same array"});
 }
 
+// Views are sorted in place: the elements a view shows end up in order, the others untouched;
+// strided, reversed and composed views, keys and values each an array or a view.
+TEST(sort, views_are_sorted_in_place) {
+  const std::size_t n = 30011;
+  const std::vector<std::int32_t> host = make_keys<std::int32_t>(n, pattern::few_distinct, 21);
+  struct shape {
+    std::int64_t start, stop, step;
+  };
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    for (shape sh :
+         {shape{0, 1025, 1}, shape{7, cf::slice_none, 3}, shape{cf::slice_none, cf::slice_none, -1},
+          shape{-2, 5, -4}, shape{5, 6, 1}, shape{9, 9, 1}}) {
+      SCOPED_TRACE(testing::Message()
+                   << name_of(alg) << " [" << sh.start << ":" << sh.stop << ":" << sh.step << "]");
+      auto keys = cf::array<std::int32_t>::from_host(q(), host);
+      const auto view = keys.view(sh.start, sh.stop, sh.step);
+      std::vector<std::size_t> at;
+      for (std::size_t k = 0; k < view.size(); ++k)
+        at.push_back(std::size_t(view.first() + std::int64_t(k) * view.step()));
+      // keys only
+      cf::sort_options o;
+      o.algorithm = alg;
+      cf::sort(q(), view, o);
+      std::vector<std::int32_t> shown;
+      for (std::size_t j : at) shown.push_back(host[j]);
+      std::vector<std::int32_t> want = host;
+      const std::vector<std::int32_t> sorted = reference(shown, cf::order::ascending);
+      for (std::size_t k = 0; k < at.size(); ++k) want[at[k]] = sorted[k];
+      EXPECT_EQ(keys.to_host(q()), want);
+      // descending, values in a view of another array and in a whole array
+      keys.write(q(), host.data(), 0, n);
+      std::vector<std::uint32_t> payload(n);
+      std::iota(payload.begin(), payload.end(), 0u);
+      auto values = cf::array<std::uint32_t>::from_host(q(), payload);
+      cf::sort_by_key(q(), view, values.view(sh.start, sh.stop, sh.step), cf::order::descending);
+      std::vector<std::size_t> order(at.size());
+      std::iota(order.begin(), order.end(), std::size_t(0));
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return shown[b] < shown[a]; });
+      std::vector<std::int32_t> want_keys = host;
+      std::vector<std::uint32_t> want_values = payload;
+      for (std::size_t k = 0; k < at.size(); ++k) {
+        want_keys[at[k]] = shown[order[k]];
+        want_values[at[k]] = payload[at[order[k]]];
+      }
+      EXPECT_EQ(keys.to_host(q()), want_keys);
+      EXPECT_EQ(values.to_host(q()), want_values);
+      keys.write(q(), host.data(), 0, n);
+      auto whole = cf::array<std::uint32_t>::from_host(
+          q(), std::vector<std::uint32_t>(payload.begin(), payload.begin() + at.size()));
+      cf::sort_by_key(q(), view, whole);
+      std::iota(order.begin(), order.end(), std::size_t(0));
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return shown[a] < shown[b]; });
+      std::vector<std::uint32_t> want_whole;
+      for (std::size_t k : order) want_whole.push_back(std::uint32_t(k));
+      EXPECT_EQ(whole.to_host(q()), want_whole);
+    }
+  }
+  // Keys and values as views of one array are refused (they may overlap).
+  auto both = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), both.view(0, 5), both.view(5, 10)),
+                       {"sort_by_key", "views of one array"});
+  auto five = cf::array<std::uint32_t>(q(), 4);
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), both.view(0, 5), five), {"5 keys but 4 values"});
+}
+
 // Keys or values of another context: refused before anything is enqueued, as every template
 // refuses them.
 TEST(sort, arrays_of_another_context_are_refused) {

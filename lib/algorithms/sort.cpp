@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "clforge/algorithms/selection.hpp"
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
@@ -451,6 +452,56 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     if (p.value_size) last = copy_buffer(q, *s->alt_values, *values, n * value_size);
     order_point(q);
   }
+  return last;
+}
+
+void check_sort_lengths(std::size_t keys, std::size_t values) {
+  if (keys != values)
+    throw error("sort_by_key: " + std::to_string(keys) + " keys but " + std::to_string(values) +
+                " values (they must have the same length)");
+}
+
+event radix_sort_ranges(const queue& q, const char* who, const sort_range& keys,
+                        const sort_key_type& key, const sort_range* values, std::size_t value_size,
+                        const sort_options& options) {
+  if (values) check_sort_lengths(keys.n, values->n);
+  const bool any_view = keys.is_view || (values && values->is_view);
+  if (!any_view || keys.n < 2)  // (fewer than two: radix_sort only checks the call)
+    return radix_sort(q, who, *keys.buffer, keys.n, key, values ? values->buffer : nullptr,
+                      value_size, options);
+  if (values && (*keys.buffer)() == (*values->buffer)())
+    throw error(std::string(who) + ": the keys and the values are views of one array");
+  // The views' own buffers are checked here: radix_sort sees the temporaries.
+  require_same_context((*keys.buffer)(), nullptr, q.ctx().get(), who, "the keys array");
+  if (values)
+    require_same_context((*values->buffer)(), nullptr, q.ctx().get(), who, "the values array");
+  // A view's elements go to a contiguous temporary, are sorted there and go back.
+  struct staged {
+    queue_temporary temporary;
+    const cl::Buffer* buffer = nullptr;
+  };
+  auto stage = [&](const sort_range& r, std::size_t size) {
+    staged s;
+    s.buffer = r.buffer;
+    if (r.is_view) {
+      s.temporary = queue_temporary(q, r.n * size);
+      copy_strided(q, who, *r.buffer, r.first, r.step, *s.temporary, 0, 1, r.n, size);
+      s.buffer = &*s.temporary;
+    }
+    return s;
+  };
+  const std::size_t key_size = key.bits / 8;
+  const staged k = stage(keys, key_size);
+  staged v;
+  if (values) v = stage(*values, value_size);
+  event last =
+      radix_sort(q, who, *k.buffer, keys.n, key, values ? v.buffer : nullptr, value_size, options);
+  if (keys.is_view)
+    last = copy_strided(q, who, *k.buffer, 0, 1, *keys.buffer, keys.first, keys.step, keys.n,
+                        key_size);
+  if (values && values->is_view)
+    last = copy_strided(q, who, *v.buffer, 0, 1, *values->buffer, values->first, values->step,
+                        values->n, value_size);
   return last;
 }
 
