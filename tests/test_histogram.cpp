@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -265,6 +267,31 @@ TEST(histogram, values_below_an_edge_count_where_numpy_counts_them) {
   EXPECT_EQ(numpy_histogram(b, 3, 0.1f, 0.7f), numpy_b);
   EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), b), 3, 0.1f, 0.7f).to_host(q()),
             numpy_b);
+}
+
+// Threads on their own queues, each with its own range and bins (each call uploads its edges
+// to a temporary of its queue), against the numpy rule.
+TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
+  constexpr int kThreads = 3;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      cf::queue mine(ctx());
+      for (int round = 0; round < 8; ++round) {
+        const std::size_t bins = 5 + std::size_t(t) * 40 + std::size_t(round) * 13;
+        const float lo = -1.5f - float(t), hi = 2.25f + float(round);
+        const std::vector<float> x = values_at_the_edges(bins, lo, hi, 3000, unsigned(t + round));
+        auto d_x = cf::array<float>::from_host(mine, x);
+        if (cf::histogram(mine, d_x, bins, lo, hi).to_host(mine) !=
+            numpy_histogram(x, bins, lo, hi)) {
+          failures[t] = "thread " + std::to_string(t) + " round " + std::to_string(round);
+          return;
+        }
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
 }
 
 // numpy refuses bins narrower than the value type resolves (two edges equal): so does clforge.

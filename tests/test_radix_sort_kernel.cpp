@@ -213,6 +213,14 @@ void check_float_keys(unsigned key_bits) {
         return float_key_less(F(-keys[a] * 2), F(-keys[b] * 2));
       });
       EXPECT_EQ(d_p.to_host(q()), want);
+      // The keys through a reversed view (the view variant of the kernels).
+      d_p.write(q(), index.data(), 0, n);
+      by_key(q(), d_k.view(cf::slice_none, cf::slice_none, -1), d_p);
+      want = index;
+      std::stable_sort(want.begin(), want.end(), [&](cl_uint a, cl_uint b) {
+        return float_key_less(keys[n - 1 - a], keys[n - 1 - b]);
+      });
+      EXPECT_EQ(d_p.to_host(q()), want);
     }
   }
 }
