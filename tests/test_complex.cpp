@@ -216,17 +216,25 @@ double tolerance_of() {
   return std::is_same_v<F, float> ? 4e-6 : 1e-14;
 }
 
+// Every pair of special values (without a zero second operand where `no_zero_b`), then 4099
+// random pairs of ordinary size.
+template <class F>
+void operand_pairs(std::vector<std::complex<F>>& a, std::vector<std::complex<F>>& b, bool no_zero_b,
+                   unsigned seed) {
+  const std::vector<std::complex<F>> values = special_complex<F>();
+  for (std::complex<F> x : values)
+    for (std::complex<F> y : values)
+      if (!no_zero_b || y != std::complex<F>(0, 0)) a.push_back(x), b.push_back(y);
+  const auto ra = random_complex<F>(4099, seed), rb = random_complex<F>(4099, seed + 1);
+  a.insert(a.end(), ra.begin(), ra.end());
+  b.insert(b.end(), rb.begin(), rb.end());
+}
+
 template <class F>
 void check_special_arithmetic() {
   using C = std::complex<F>;
-  const std::vector<C> values = special_complex<F>();
-  // Every pair, plus random operands of ordinary size.
   std::vector<C> ha, hb;
-  for (C a : values)
-    for (C b : values) ha.push_back(a), hb.push_back(b);
-  const std::vector<C> ra = random_complex<F>(4099, 11), rb = random_complex<F>(4099, 12);
-  ha.insert(ha.end(), ra.begin(), ra.end());
-  hb.insert(hb.end(), rb.begin(), rb.end());
+  operand_pairs(ha, hb, false, 11);
   auto a = cf::array<C>::from_host(q(), ha);
   auto b = cf::array<C>::from_host(q(), hb);
   const auto pair = [&](std::size_t i) { return show(ha[i]) + ", " + show(hb[i]); };
@@ -330,12 +338,7 @@ void check_special_pow() {
   using C = std::complex<F>;
   const std::vector<C> values = special_complex<F>();
   std::vector<C> ha, hb;
-  for (C a : values)
-    for (C b : values)
-      if (b != C(0, 0)) ha.push_back(a), hb.push_back(b);  // pow(a, 0): see below
-  const std::vector<C> ra = random_complex<F>(4099, 14), rb = random_complex<F>(4099, 15);
-  ha.insert(ha.end(), ra.begin(), ra.end());
-  hb.insert(hb.end(), rb.begin(), rb.end());
+  operand_pairs(ha, hb, true, 14);  // pow(a, 0): see below
   auto a = cf::array<C>::from_host(q(), ha);
   auto b = cf::array<C>::from_host(q(), hb);
   std::vector<C> want(ha.size());

@@ -374,6 +374,21 @@ TEST(sort, a_scratch_shared_by_threads_on_their_own_queues) {
   }
 }
 
+namespace {
+// Sorts `ha` on qa and `hb` on qb, the second enqueued while the first may still run (nothing
+// waits between them on the host); how many of the two came out wrong.
+int sorts_wrong(cf::queue& qa, std::vector<std::uint32_t> ha, cf::queue& qb,
+                std::vector<std::uint32_t> hb, const cf::sort_options& o) {
+  auto a = cf::array<std::uint32_t>::from_host(qa, ha);
+  auto b = cf::array<std::uint32_t>::from_host(qb, hb);
+  cf::sort(qa, a, o);
+  cf::sort(qb, b, o);
+  std::sort(ha.begin(), ha.end());
+  std::sort(hb.begin(), hb.end());
+  return int(a.to_host(qa) != ha) + int(b.to_host(qb) != hb);
+}
+}  // namespace
+
 // One thread, two queues, one scratch: the second sort is enqueued while the first may still
 // run (nothing waits between them on the host).
 TEST(sort, a_scratch_alternating_between_two_queues) {
@@ -389,17 +404,9 @@ TEST(sort, a_scratch_alternating_between_two_queues) {
                         nb = 70001 - std::size_t(round) * 4999;
       std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(na, pattern::random, round);
       std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(nb, pattern::random, round + 50);
-      auto a = cf::array<std::uint32_t>::from_host(first, ha);
-      auto b = cf::array<std::uint32_t>::from_host(second, hb);
-      cf::queue& qa = round % 2 ? second : first;  // the array's queue only made it
+      cf::queue& qa = round % 2 ? second : first;
       cf::queue& qb = round % 2 ? first : second;
-      qa.finish(), qb.finish();
-      cf::sort(qa, a, o);
-      cf::sort(qb, b, o);
-      std::sort(ha.begin(), ha.end());
-      std::sort(hb.begin(), hb.end());
-      wrong += a.to_host(qa) != ha;
-      wrong += b.to_host(qb) != hb;
+      wrong += sorts_wrong(qa, ha, qb, hb, o);
     }
     EXPECT_EQ(wrong, 0) << name_of(alg);
     first.finish(), second.finish();
@@ -420,14 +427,7 @@ TEST(sort, a_scratch_alternating_between_two_contexts) {
     const std::size_t n = 40000 + std::size_t(round) * 7001;
     std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(n, pattern::random, round);
     std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(n + 3, pattern::random, round + 9);
-    auto a = cf::array<std::uint32_t>::from_host(mine, ha);
-    auto b = cf::array<std::uint32_t>::from_host(theirs, hb);
-    cf::sort(mine, a, o);
-    cf::sort(theirs, b, o);
-    std::sort(ha.begin(), ha.end());
-    std::sort(hb.begin(), hb.end());
-    wrong += a.to_host(mine) != ha;
-    wrong += b.to_host(theirs) != hb;
+    wrong += sorts_wrong(mine, ha, theirs, hb, o);
   }
   EXPECT_EQ(wrong, 0);
   scratch.release();
