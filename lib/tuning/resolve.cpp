@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -151,12 +152,27 @@ std::string resolve(const context& ctx, const template_row& row, bool with_store
   return text;
 }
 
+// `full` as a typed policy, remembered: templates that read their policy per call (sort,
+// polygon) mostly see the same few texts.
+template <class Policy>
+Policy parsed(const std::string& full) {
+  static std::mutex mutex;
+  static std::map<std::string, Policy> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = seen.find(full);
+  if (found != seen.end()) return found->second;
+  const Policy p = policy_from_text<Policy>(full, "tuning");
+  if (seen.size() >= 64) seen.clear();  // bounded: tuner candidates are many texts
+  seen.emplace(full, p);
+  return p;
+}
+
 }  // namespace
 
 template <class Policy>
 Policy tuned(const context& ctx) {
   const template_row& row = row_named(Policy::template_name, "tuning");
-  return policy_from_text<Policy>(resolve(ctx, row, true), "tuning");
+  return parsed<Policy>(resolve(ctx, row, true));
 }
 
 template <class Policy>
