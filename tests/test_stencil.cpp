@@ -419,7 +419,8 @@ TEST(stencil, temporaries_counters_preamble_and_several_outputs) {
   cf::stencil_kernel k(ctx(), "float[2D] u, float[2D] lap, float[2D] mark",
                        "float l = u(1,0) + u(-1,0) + u(0,1) + u(0,-1) - 4 * u(0,0);  // laplacian\n"
                        "lap(0,0) = SCALE * l;\n"
-                       "mark(0,0) = clamp01(l) + (x == 0 ? 10 : 0) + (y == 2 ? 100 : 0)",
+                       "mark(0,0) = clamp01(l) + (x == 0 ? 10 : 0) + (y == 2 ? 100 : 0) +"
+                       " (l > u(0,0) ? 1000 : 0)",
                        o);
   EXPECT_NE(k.source().find("kernel void two_outputs("), std::string::npos);
   EXPECT_NE(k.source().find("policy: group_x="), std::string::npos);
@@ -433,10 +434,9 @@ TEST(stencil, temporaries_counters_preamble_and_several_outputs) {
       const float l =
           hu(0, y + 1, x) + hu(0, y - 1, x) + hu(0, y, x + 1) + hu(0, y, x - 1) - 4 * hu(0, y, x);
       want_lap(0, y, x) = 0.5f * l;
-      want_mark(0, y, x) = (l < 0   ? 0
-                            : l > 1 ? 1
-                                    : l) +
-                           (x == 0 ? 10.0f : 0.0f) + (y == 2 ? 100.0f : 0.0f);
+      const float clamped = l < 0 ? 0 : (l > 1 ? 1 : l);
+      want_mark(0, y, x) = clamped + (x == 0 ? 10.0f : 0.0f) + (y == 2 ? 100.0f : 0.0f) +
+                           (l > hu(0, y, x) ? 1000.0f : 0.0f);
     }
   k(q(), u, lap, mark);
   EXPECT_TRUE(all_near(lap.to_host(q(), cf::with_ghosts), want_lap.v));
@@ -768,6 +768,12 @@ TEST(stencil, bad_input_is_a_clear_error) {
   cf::context elsewhere = cf::context::create_default();
   cf::queue other_q(elsewhere);
   EXPECT_CLFORGE_ERROR(kv(other_q, u1, 1.0f), {"the queue belongs to another context"});
+  // Boundary conditions: periodic needs both sides; an empty field.
+  cf::boundary_conditions<float, 2> one_sided(cf::boundary<float>::neumann());
+  one_sided.set(1, cf::side::low, cf::boundary<float>::periodic());
+  EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), u1, one_sided),
+                       {"clforge::apply_boundaries: periodic on one side of dimension 1 only"});
+  EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), empty, one_sided), {"the field is empty"});
   // fp64 where the device has none.
   if (!ctx().info().has_fp64)
     EXPECT_CLFORGE_ERROR(cf::stencil_kernel(ctx(), "double[2D] u", "u(0,0) = 1"), {"cl_khr_fp64"});

@@ -164,7 +164,9 @@ std::vector<access> parse_accesses(const std::string& text, declarations& decl,
   for (std::size_t k = 0; k < t.size(); ++k) {
     std::size_t f = 0;
     while (f < decl.fields.size() && decl.fields[f].name != t[k]) ++f;
-    if (f == decl.fields.size() || (k > 0 && (t[k - 1] == "." || t[k - 1] == ">"))) continue;
+    // A member of the same name (s.u, p->u) is no access.
+    const bool member = k > 0 && (t[k - 1] == "." || (k > 1 && t[k - 1] == ">" && t[k - 2] == "-"));
+    if (f == decl.fields.size() || member) continue;
     const std::string& name = decl.fields[f].name;
     const std::string form = name + "(" +
                              (decl.dims == 1   ? "0"
