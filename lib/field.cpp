@@ -96,24 +96,35 @@ rectangle rectangle_of(const field_box& box, std::size_t element_size) {
 }
 }  // namespace
 
-void read_field_box(const queue& q, const cl::Buffer& buffer, std::size_t element_size,
-                    const field_box& box, void* host) {
+namespace {
+// One rectangle copy, blocking; `host` is read from or written to by `to_host`.
+void copy_box(const queue& q, const cl::Buffer& buffer, std::size_t element_size,
+              const field_box& box, void* host, bool to_host) {
   if (box.points() == 0) return;
   const rectangle r = rectangle_of(box, element_size);
-  check(clEnqueueReadBufferRect(q.get(), buffer(), CL_TRUE, r.origin.data(),
-                                std::array<std::size_t, 3>{0, 0, 0}.data(), r.region.data(),
-                                r.row_pitch, r.slice_pitch, 0, 0, host, 0, nullptr, nullptr),
-        "clEnqueueReadBufferRect");
+  const std::array<std::size_t, 3> host_origin{0, 0, 0};
+  if (to_host)
+    check(clEnqueueReadBufferRect(q.get(), buffer(), CL_TRUE, r.origin.data(), host_origin.data(),
+                                  r.region.data(), r.row_pitch, r.slice_pitch, 0, 0, host, 0,
+                                  nullptr, nullptr),
+          "clEnqueueReadBufferRect");
+  else
+    check(clEnqueueWriteBufferRect(q.get(), buffer(), CL_TRUE, r.origin.data(), host_origin.data(),
+                                   r.region.data(), r.row_pitch, r.slice_pitch, 0, 0, host, 0,
+                                   nullptr, nullptr),
+          "clEnqueueWriteBufferRect");
+}
+}  // namespace
+
+void read_field_box(const queue& q, const cl::Buffer& buffer, std::size_t element_size,
+                    const field_box& box, void* host) {
+  copy_box(q, buffer, element_size, box, host, true);
 }
 
 void write_field_box(const queue& q, const cl::Buffer& buffer, std::size_t element_size,
                      const field_box& box, const void* host) {
-  if (box.points() == 0) return;
-  const rectangle r = rectangle_of(box, element_size);
-  check(clEnqueueWriteBufferRect(q.get(), buffer(), CL_TRUE, r.origin.data(),
-                                 std::array<std::size_t, 3>{0, 0, 0}.data(), r.region.data(),
-                                 r.row_pitch, r.slice_pitch, 0, 0, host, 0, nullptr, nullptr),
-        "clEnqueueWriteBufferRect");
+  // clEnqueueWriteBufferRect only reads `host`.
+  copy_box(q, buffer, element_size, box, const_cast<void*>(host), false);
 }
 
 }  // namespace detail

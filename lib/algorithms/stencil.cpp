@@ -834,18 +834,21 @@ std::string kernel_parameters(const stencil_state& st) {
   return s;
 }
 
+// Halves a work-group (z, then y, then x) until it has at most `limit` work-items.
+void shrink_group(std::array<std::size_t, 3>& group, std::size_t limit) {
+  while (group[0] * group[1] * group[2] > std::max<std::size_t>(1, limit)) {
+    std::size_t& d = group[2] > 1 ? group[2] : group[1] > 1 ? group[1] : group[0];
+    d = (d + 1) / 2;
+  }
+}
+
 // The policy as this stencil can use it: no march in 1-D or with dependent bounds, no window
 // without a march of step 1, no tile for a run or strided fast dimensions.
 variant variant_of(const stencil_policy& p, const stencil_state& st, const device_info& info) {
   variant v;
   const std::size_t dims = st.decl.dims;
   v.group = {p.group_x, dims >= 2 ? p.group_y : 1, dims == 3 ? p.group_z : 1};
-  // A group the device can run: halve z, then y, then x.
-  while (v.group[0] * v.group[1] * v.group[2] >
-         std::max<std::size_t>(1, info.max_work_group_size)) {
-    std::size_t& d = v.group[2] > 1 ? v.group[2] : v.group[1] > 1 ? v.group[1] : v.group[0];
-    d = (d + 1) / 2;
-  }
+  shrink_group(v.group, info.max_work_group_size);
   v.run = p.run;
   v.march = dims > 1 && !st.dynamic ? p.march : 1;
   v.window = p.window && v.march > 1 && v.run == 1 && st.slice[0].step == 1;
@@ -921,22 +924,15 @@ void build(stencil_state& st, const stencil_policy& policy, const template_heade
     st.automatic = st.prog.kernel(st.name);
     st.grid = simple ? st.automatic : st.prog.kernel(st.name + "_grid");
     const std::size_t wanted = v.group[0] * v.group[1] * v.group[2];
-    const std::size_t fits = st.automatic.work_group_size();
+    const std::size_t fits = fitted_group(wanted, {&st.automatic});
     if (v.tile && fits < wanted && attempt < 12) {
       // The tile's group is fixed in the source: build again for a group the kernel can run.
-      std::size_t& d = v.group[1] > 1 ? v.group[1] : v.group[0];
-      d = (d + 1) / 2;
+      shrink_group(v.group, fits);
       continue;
     }
-    if (!v.tile) {
-      while (v.group[0] * v.group[1] * v.group[2] > fits) {
-        std::size_t& d = v.group[2] > 1 ? v.group[2] : v.group[1] > 1 ? v.group[1] : v.group[0];
-        if (d == 1) break;
-        d = (d + 1) / 2;
-      }
-    }
+    shrink_group(v.group, fits);
     st.auto_variant = v;
-    st.grid_limit = st.grid.work_group_size();
+    st.grid_limit = fitted_group(info.max_work_group_size, {&st.grid});
     return;
   }
 }

@@ -319,29 +319,29 @@ CLFORGE_API void reduce_field_box(const queue& q, box_reduction op, int element,
                                   const field_box* yb, void* dst);
 }  // namespace detail
 
+namespace detail {
+template <class T, std::size_t D>
+T reduce_view(const queue& q, box_reduction op, const field_view<T, D>& v) {
+  T out{};
+  reduce_field_box(q, op, checked_scalar_index<T>(), v.buffer(), v.box(), nullptr, nullptr, &out);
+  return out;
+}
+}  // namespace detail
+
 /// Sum of the points of a field view (e.g. u.interior()), in T; the rules of clforge::sum.
 template <class T, std::size_t D>
 T sum(const queue& q, const field_view<T, D>& v) {
-  T out{};
-  detail::reduce_field_box(q, detail::box_reduction::sum, detail::checked_scalar_index<T>(),
-                           v.buffer(), v.box(), nullptr, nullptr, &out);
-  return out;
+  return detail::reduce_view(q, detail::box_reduction::sum, v);
 }
 /// Smallest point of a field view (NaN ignored; throws for an empty view).
 template <class T, std::size_t D>
 T min(const queue& q, const field_view<T, D>& v) {
-  T out{};
-  detail::reduce_field_box(q, detail::box_reduction::min, detail::checked_scalar_index<T>(),
-                           v.buffer(), v.box(), nullptr, nullptr, &out);
-  return out;
+  return detail::reduce_view(q, detail::box_reduction::min, v);
 }
 /// Largest point of a field view (NaN ignored; throws for an empty view).
 template <class T, std::size_t D>
 T max(const queue& q, const field_view<T, D>& v) {
-  T out{};
-  detail::reduce_field_box(q, detail::box_reduction::max, detail::checked_scalar_index<T>(),
-                           v.buffer(), v.box(), nullptr, nullptr, &out);
-  return out;
+  return detail::reduce_view(q, detail::box_reduction::max, v);
 }
 /// Sum of a[p] * b[p] over two views of equal shape (e.g. a residual norm: dot(q, r, r)).
 template <class T, std::size_t D>
