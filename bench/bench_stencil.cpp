@@ -7,7 +7,8 @@
 //                NDRange (32 x 8 work-groups on GPUs, the driver's choice on CPUs)
 //   openmp       OpenMP loops over rows, x innermost and vectorized (CPU devices only)
 // Sizes: 3-D 16 x 64 x 64 (smoke), 256^3 (CPU devices) and 512^3 (GPUs); 2-D 256^2 (smoke),
-// 4096^2 (CPU devices) and 16384^2 (GPUs). A report then runs, at the device's large size,
+// 4096^2 (CPU devices) and 16384^2 (GPUs), within --max-log2. A report then runs, at the
+// device's large size (the smoke size when --max-log2 is below it),
 // clforge, the hand-written kernel, OpenMP, the device copy of the same bytes and a sweep of
 // manual grids (launch_grid) side by side in rounds: GB/s and ratios from the same rounds, and
 // the automatic grid against the best manual one.
@@ -63,9 +64,11 @@ std::array<std::size_t, 3> shape_of(bool three_d, std::size_t n) {
   return {side, side, side};
 }
 
-// Large sizes run on the device kind they are meant for.
+// Large sizes run on the device kind they are meant for, and within --max-log2.
 void check_size(bool three_d, std::size_t n) {
   if (n == kSmoke) return;
+  const std::vector<std::size_t> sweep = default_sizes();
+  if (!sweep.empty() && n > sweep.back()) throw cf::error("skipped: above --max-log2");
   const std::size_t gpu = three_d ? std::size_t(512) * 512 * 512 : std::size_t(16384) * 16384;
   if ((n == gpu) == device_is_cpu())
     throw cf::error(device_is_cpu() ? "skipped: the GPU size (CPU devices run the smaller one)"
@@ -215,9 +218,11 @@ std::string stencil_report(bool quick) {
   const bool cpu = device_is_cpu();
   const std::size_t limit = ctx().info().max_work_group_size;
   for (bool three_d : {true, false}) {
-    const std::size_t n = three_d
-                              ? (cpu ? std::size_t(256) * 256 * 256 : std::size_t(512) * 512 * 512)
-                              : (cpu ? std::size_t(4096) * 4096 : std::size_t(16384) * 16384);
+    std::size_t n = three_d ? (cpu ? std::size_t(256) * 256 * 256 : std::size_t(512) * 512 * 512)
+                            : (cpu ? std::size_t(4096) * 4096 : std::size_t(16384) * 16384);
+    // Within --max-log2 (a smoke run: the small size).
+    const std::vector<std::size_t> sweep = default_sizes();
+    if (!sweep.empty() && n > sweep.back()) n = kSmoke;
     if (16.0 * double(n) > 0.45 * double(ctx().info().global_mem_bytes)) continue;
     std::vector<std::string> names = {"clforge", "device_copy", "handwritten"};
     std::vector<run_fn> runs = {clforge_case(three_d, n), copy_case(n),
@@ -273,8 +278,9 @@ std::string stencil_report(bool quick) {
     std::snprintf(line, sizeof line,
                   "| %s | %s | %s | %.1f | %.3f | %.3f | %s | %zux%zux%zu | %.3f |\n",
                   three_d ? "7-point 3-D" : "5-point 2-D",
-                  three_d ? (std::to_string(shape[0]) + "^3").c_str()
-                          : (std::to_string(shape[1]) + "^2").c_str(),
+                  ((three_d ? std::to_string(shape[0]) + "x" : std::string()) +
+                   std::to_string(shape[1]) + "x" + std::to_string(shape[2]))
+                      .c_str(),
                   ms(t).c_str(), 8.0 * double(n) / t * 1e-9, ratio(index("device_copy")),
                   ratio(index("handwritten")), omp.c_str(), best_block[0], best_block[1],
                   best_block[2], ratio(index("best manual grid")));
