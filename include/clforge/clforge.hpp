@@ -7,6 +7,7 @@
 #include "clforge/device.hpp"
 #include "clforge/error.hpp"
 #include "clforge/event.hpp"
+#include "clforge/field.hpp"
 #include "clforge/log.hpp"
 #include "clforge/memory_pool.hpp"
 #include "clforge/program.hpp"
@@ -23,6 +24,7 @@
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/algorithms/selection.hpp"
 #include "clforge/algorithms/sort.hpp"
+#include "clforge/algorithms/stencil.hpp"
 
 #include "clforge/array_expr.hpp"
 #include "clforge/complex.hpp"

@@ -27,5 +27,7 @@ std::unique_ptr<tuning_workload> make_polygon_workload(const queue& q, std::size
 std::unique_ptr<tuning_workload> make_sort_workload(const queue& q, std::size_t size);
 /// A 256-bin histogram of float32 values (histogram.cpp).
 std::unique_ptr<tuning_workload> make_histogram_workload(const queue& q, std::size_t size);
+/// A 7-point Jacobi sweep of a float32 cube of about `size` points (stencil.cpp).
+std::unique_ptr<tuning_workload> make_stencil_workload(const queue& q, std::size_t size);
 
 }  // namespace clforge::detail
