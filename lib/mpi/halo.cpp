@@ -153,21 +153,46 @@ std::vector<message> group(std::vector<halo_piece> pieces, const char* direction
 
 }  // namespace
 
-void exchange_halos(const queue& q, MPI_Comm comm, const call_info& info,
-                    const std::function<void(halo_plan&)>& build) {
+namespace {
+// Waits for and releases OpenCL events.
+void wait_all(std::vector<cl_event>& events) {
+  if (events.empty()) return;
+  const cl_int status = clWaitForEvents(static_cast<cl_uint>(events.size()), events.data());
+  for (cl_event e : events) clReleaseEvent(e);
+  events.clear();
+  check(status, "clWaitForEvents");
+}
+}  // namespace
+
+/// The exchange between start and finish.
+struct exchange_state {
+  explicit exchange_state(const queue& on) : q(on) {}
+  queue q;
+  MPI_Comm comm = MPI_COMM_NULL;
+  call_info info;
   std::vector<message> sends, receives;
   std::unique_ptr<staging_lease> staging;
-  std::vector<halo_piece> self_sends, self_receives;
+  std::vector<cl_event> copies;  // the reads into the staging, the own rank's device copies
+  ~exchange_state() {
+    for (cl_event e : copies) clReleaseEvent(e);
+  }
+};
 
-  // Step 1: the plan, and the data to send in the staging (the own rank's pieces copied on the
-  // device).
+halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info& info,
+                                  const std::function<void(halo_plan&)>& build) {
+  auto s = std::make_unique<exchange_state>(q);
+  s->comm = comm;
+  s->info = info;
+  std::vector<halo_piece> self_sends, self_receives;
+  // Step 1: the plan; the reads of the data to send into the staging and the own rank's device
+  // copies enqueued (not waited for: work enqueued after the start overlaps them).
   collective_step(comm, info, [&] {
     const int me = comm_rank(comm), ranks = comm_size(comm);
     halo_plan plan;
     build(plan);
     std::size_t total = 0;
-    sends = group(std::move(plan.sends), "to", me, ranks, total, self_sends);
-    receives = group(std::move(plan.receives), "from", me, ranks, total, self_receives);
+    s->sends = group(std::move(plan.sends), "to", me, ranks, total, self_sends);
+    s->receives = group(std::move(plan.receives), "from", me, ranks, total, self_receives);
     if (self_sends.size() != self_receives.size())
       throw error("clforge::mpi: the halo plan sends " + std::to_string(self_sends.size()) +
                   " pieces to its own rank and receives " + std::to_string(self_receives.size()));
@@ -176,46 +201,90 @@ void exchange_halos(const queue& q, MPI_Comm comm, const call_info& info,
           self_sends[k].bytes != self_receives[k].bytes)
         throw error("clforge::mpi: the halo pieces to and from the own rank differ (key " +
                     std::to_string(self_sends[k].key) + ")");
-    if (total > 0) staging = std::make_unique<staging_lease>(q, total);
+    if (total > 0) s->staging = std::make_unique<staging_lease>(q, total);
     // An out-of-order queue: the copies start after what was enqueued before (the kernels that
     // wrote the data).
     if (q.out_of_order())
       check(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr),
             "clEnqueueBarrierWithWaitList");
-    for (const message& m : sends) {
+    for (const message& m : s->sends) {
       std::size_t at = m.offset;
       for (const halo_piece& p : m.pieces) {
+        s->copies.emplace_back();
         check(clEnqueueReadBuffer(q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                  staging->host() + at, 0, nullptr, nullptr),
+                                  s->staging->host() + at, 0, nullptr, &s->copies.back()),
               "clEnqueueReadBuffer");
         at += p.bytes;
       }
     }
-    for (std::size_t k = 0; k < self_sends.size(); ++k)
+    for (std::size_t k = 0; k < self_sends.size(); ++k) {
+      s->copies.emplace_back();
       check(clEnqueueCopyBuffer(q.get(), self_sends[k].buffer, self_receives[k].buffer,
                                 self_sends[k].offset, self_receives[k].offset, self_sends[k].bytes,
-                                0, nullptr, nullptr),
+                                0, nullptr, &s->copies.back()),
             "clEnqueueCopyBuffer");
-    q.finish();
+    }
+    q.flush();
+  });
+  halo_exchange pending;
+  pending.state_ = std::move(s);
+  return pending;
+}
+
+}  // namespace clforge::mpi::detail
+
+namespace clforge::mpi {
+
+using namespace detail;  // this file's helpers
+
+halo_exchange::halo_exchange() = default;
+halo_exchange::halo_exchange(halo_exchange&&) noexcept = default;
+halo_exchange& halo_exchange::operator=(halo_exchange&& other) noexcept {
+  if (this != &other) {
+    complete_quietly();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+halo_exchange::~halo_exchange() {
+  complete_quietly();
+}
+
+void halo_exchange::complete_quietly() noexcept {
+  try {
+    finish();
+  } catch (...) {  // a destructor cannot throw; finish() reported it on every rank alike
+  }
+}
+
+void halo_exchange::finish() {
+  if (!state_) return;
+  const std::unique_ptr<exchange_state> s = std::move(state_);
+  // Step 2: the staging holds the data to send (a failed read on one rank stops every rank
+  // before any message).
+  collective_step(s->comm, s->info, [&] {
+    s->q.flush();  // what was enqueued since the start runs while the messages travel
+    wait_all(s->copies);
   });
 
-  // Step 2: one message per neighbour and direction. Every rank got past step 1, so every
-  // message has its partner.
-  if (!sends.empty() || !receives.empty()) {
+  // One message per neighbour and direction. Every rank got past step 2, so every message has
+  // its partner.
+  if (!s->sends.empty() || !s->receives.empty()) {
+    char* host = s->staging->host();
     std::vector<MPI_Request> requests;
-    requests.reserve(sends.size() + receives.size());
+    requests.reserve(s->sends.size() + s->receives.size());
     std::uint64_t sent = 0;
     const double start = MPI_Wtime();
-    for (const message& m : receives) {
+    for (const detail::message& m : s->receives) {
       requests.emplace_back();
-      check_mpi(MPI_Irecv(staging->host() + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer,
-                          kHaloTag, comm, &requests.back()),
+      check_mpi(MPI_Irecv(host + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer, kHaloTag,
+                          s->comm, &requests.back()),
                 "MPI_Irecv");
     }
-    for (const message& m : sends) {
+    for (const detail::message& m : s->sends) {
       requests.emplace_back();
-      check_mpi(MPI_Isend(staging->host() + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer,
-                          kHaloTag, comm, &requests.back()),
+      check_mpi(MPI_Isend(host + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer, kHaloTag,
+                          s->comm, &requests.back()),
                 "MPI_Isend");
       sent += m.bytes;
     }
@@ -225,18 +294,24 @@ void exchange_halos(const queue& q, MPI_Comm comm, const call_info& info,
   }
 
   // Step 3: what arrived onto the device.
-  collective_step(comm, info, [&] {
-    for (const message& m : receives) {
+  collective_step(s->comm, s->info, [&] {
+    std::vector<cl_event> writes;
+    for (const detail::message& m : s->receives) {
       std::size_t at = m.offset;
       for (const halo_piece& p : m.pieces) {
-        check(clEnqueueWriteBuffer(q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                   staging->host() + at, 0, nullptr, nullptr),
+        writes.emplace_back();
+        check(clEnqueueWriteBuffer(s->q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
+                                   s->staging->host() + at, 0, nullptr, &writes.back()),
               "clEnqueueWriteBuffer");
         at += p.bytes;
       }
     }
-    if (!receives.empty()) q.finish();
+    wait_all(writes);
   });
 }
 
-}  // namespace clforge::mpi::detail
+bool halo_exchange::pending() const {
+  return state_ != nullptr;
+}
+
+}  // namespace clforge::mpi

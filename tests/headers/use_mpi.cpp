@@ -53,10 +53,13 @@ int use_mpi_field() {
   u.scatter_from(0, std::vector<float>(16 * 8 * 8, 1.0f));
   cf::mpi::exchange_halos(q, u, w);
   u.exchange_halos(q);
+  cf::mpi::halo_exchange pending = cf::mpi::start_halo_exchange(q, u, w);
+  pending.finish();
   cf::mpi::apply_boundaries(q, u,
                             cf::boundary_conditions<float, 3>(cf::boundary<float>::periodic()));
   cf::mpi::apply_boundaries(q, w, cf::boundary_conditions<int, 2>(cf::boundary<int>::neumann()));
   const std::vector<float> all = u.gather_to(0);
   return static_cast<int>(all.size() + u.local_shape()[0] + u.offset()[0] + w.size() +
-                          w.rows().count(w.rank()));
+                          w.rows().count(w.rank())) +
+         (pending.pending() ? 1 : 0);
 }

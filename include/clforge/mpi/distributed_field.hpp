@@ -238,13 +238,15 @@ class distributed_field {
   field<T, D> local_;
 };
 
-/// Fills the ghost layers along dimension 0 of every field from the neighbouring ranks' slabs
-/// (and, with periodic ends, rank 0's and the last rank's from each other). The fields may
-/// differ in type, shape and ghost layers but share the communicator; their halos for one
-/// neighbour travel as one message. Returns when the ghost layers are written. Collective: every
-/// rank passes the same fields in the same order.
+/// Starts filling the ghost layers along dimension 0 of every field from the neighbouring ranks'
+/// slabs (and, with periodic ends, rank 0's and the last rank's from each other): the rows to
+/// send are being copied off the device when it returns; halo_exchange::finish() sends, receives
+/// and writes the ghost layers. A stencil over the rows that need no halo, enqueued in between,
+/// runs while the messages travel. The fields may differ in type, shape and ghost layers but
+/// share the communicator; their halos for one neighbour travel as one message. Collective:
+/// every rank passes the same fields in the same order.
 template <class... Fields>
-void exchange_halos(const queue& q, Fields&... fields) {
+halo_exchange start_halo_exchange(const queue& q, Fields&... fields) {
   static_assert(sizeof...(Fields) >= 1, "clforge::mpi::exchange_halos needs a field");
   const std::string described = ((fields.description() + "; ") + ...);
   const std::array<MPI_Comm, sizeof...(Fields)> comms{fields.comm()...};
@@ -254,7 +256,7 @@ void exchange_halos(const queue& q, Fields&... fields) {
   const detail::call_info info{"exchange_halos of " + std::to_string(sizeof...(Fields)) +
                                    (sizeof...(Fields) == 1 ? " field" : " fields"),
                                detail::fingerprint({described}), points};
-  detail::exchange_halos(q, comm, info, [&](detail::halo_plan& plan) {
+  return detail::start_halo_exchange(q, comm, info, [&](detail::halo_plan& plan) {
     std::size_t index = 0;
     auto add = [&](const auto& f) {
       const std::string which = "clforge::mpi::exchange_halos: field " + std::to_string(index);
@@ -267,6 +269,13 @@ void exchange_halos(const queue& q, Fields&... fields) {
     };
     (add(fields), ...);
   });
+}
+
+/// Fills the ghost layers along dimension 0 of every field from the neighbouring ranks (see
+/// start_halo_exchange) and returns when they are written. Collective.
+template <class... Fields>
+void exchange_halos(const queue& q, Fields&... fields) {
+  start_halo_exchange(q, fields...).finish();
 }
 
 template <class T, std::size_t D>
