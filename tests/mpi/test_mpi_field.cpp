@@ -62,20 +62,27 @@ std::string access(const char* name, const std::vector<int>& offsets) {
   return s + ")";
 }
 
-// A stencil reaching `g` points along every dimension and into the corners (diagonals), so
-// wrong halos, wrong corners or a wrong order of exchange and boundaries change the result.
-std::string stencil_text(std::size_t dims, int g) {
+// A stencil reaching `low0` rows below and `high0` rows above in dimension 0, `g` points along
+// the other dimensions, and into the corners (diagonals), so wrong halos, wrong corners or a
+// wrong order of exchange and boundaries change the result.
+std::string stencil_text(std::size_t dims, int g, int low0, int high0) {
   const std::vector<int> center(dims, 0);
   std::string s = access("v", center) + " = 0.5f * " + access("u", center);
-  for (std::size_t d = 0; d < dims; ++d)
-    for (int o : {-g, -1, 1, g}) {
-      if (g == 1 && (o == -g || o == g)) continue;  // once each
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int below = d == 0 ? low0 : g, above = d == 0 ? high0 : g;
+    std::vector<int> offsets{-below, -1, 1, above};
+    if (below == 1) offsets.erase(offsets.begin());  // once each
+    if (above == 1) offsets.pop_back();
+    for (int o : offsets) {
       std::vector<int> p(dims, 0);
       p[d] = o;
       s += " + 0.0625f * " + access("u", p);
     }
+  }
   std::vector<int> high(dims, g), low(dims, -g), mixed(dims, 1);
-  mixed[0] = -g;
+  high[0] = high0;
+  low[0] = -low0;
+  mixed[0] = -low0;
   return s + " + 0.03125f * " + access("u", high) + " - 0.03125f * " + access("u", low) +
          " + 0.015625f * " + access("u", mixed);
 }
@@ -111,12 +118,16 @@ std::vector<T> allocation_rows(const std::vector<T>& all, const cf::field<T, D>&
 
 template <std::size_t D>
 void halo_case(const cf::queue& q, const std::array<std::size_t, D>& shape, std::size_t g,
-               bool periodic, int variant) {
+               bool periodic, int variant, std::size_t low0 = 0, std::size_t high0 = 0) {
+  // Ghost layers: g everywhere, or low0 below and high0 above in dimension 0 when given.
+  if (low0 == 0) low0 = high0 = g;
   const cf::context& ctx = q.ctx();
   char name[96];
-  std::snprintf(name, sizeof name, "%zu-D %zu rows ghost %zu %s variant %d", D, shape[0], g,
-                periodic ? "periodic" : "open", variant);
-  const cf::ghost gh(g);
+  std::snprintf(name, sizeof name, "%zu-D %zu rows ghost %zu (%zu:%zu) %s variant %d", D, shape[0],
+                g, low0, high0, periodic ? "periodic" : "open", variant);
+  const cf::ghost gh = cf::ghost(g).with(0, low0, high0);
+  const std::string text =
+      stencil_text(D, static_cast<int>(g), static_cast<int>(low0), static_cast<int>(high0));
   const auto ends = periodic ? cm::split_ends::periodic : cm::split_ends::open;
   const auto bc = conditions<D>(periodic, variant);
   std::size_t points = 1;
@@ -124,8 +135,7 @@ void halo_case(const cf::queue& q, const std::array<std::size_t, D>& shape, std:
   const std::vector<float> initial = random_floats(points, 11u * D + 3u * g + variant);
 
   cf::stencil_kernel sweep(
-      ctx, "float[" + std::to_string(D) + "D] u, float[" + std::to_string(D) + "D] v",
-      stencil_text(D, static_cast<int>(g)));
+      ctx, "float[" + std::to_string(D) + "D] u, float[" + std::to_string(D) + "D] v", text);
 
   // The reference: the whole field on this rank's device.
   auto ru = cf::field<float, D>::from_host(q, shape, initial, gh);
@@ -183,16 +193,15 @@ void halo_case(const cf::queue& q, const std::array<std::size_t, D>& shape, std:
   // The last sweep overlaps the exchange: the boundaries, the start of the exchange, the rows
   // that need no halo, the end of the exchange, then the rows next to the halos.
   const std::string rest(D > 1 ? (D > 2 ? ", :, :" : ", :") : "");
-  const std::string gs = std::to_string(g);
+  const std::string below = std::to_string(low0), above = std::to_string(high0);
   auto sliced = [&](const std::string& rows) {
     cf::stencil_options o;
     o.slice = cf::iteration_slice(rows + rest);
     return cf::stencil_kernel(
-        ctx, "float[" + std::to_string(D) + "D] u, float[" + std::to_string(D) + "D] v",
-        stencil_text(D, static_cast<int>(g)), o);
+        ctx, "float[" + std::to_string(D) + "D] u, float[" + std::to_string(D) + "D] v", text, o);
   };
-  const cf::stencil_kernel inner = sliced(gs + ":-" + gs), first_rows = sliced(":" + gs),
-                           last_rows = sliced("-" + gs + ":");
+  const cf::stencil_kernel inner = sliced(below + ":-" + above), first_rows = sliced(":" + below),
+                           last_rows = sliced("-" + above + ":");
   const int sweeps = 4;
   for (int s = 0; s < sweeps; ++s) {
     if (s > 0) cf::apply_boundaries(q, ru, bc);
@@ -238,6 +247,9 @@ void test_halos(const cf::queue& q) {
   // Exactly g rows per rank.
   halo_case<2>(q, {2 * r, 3}, 2, true, 2);
   halo_case<3>(q, {r, 3, 3}, 1, false, 0);
+  // Different ghost layers below and above in dimension 0.
+  halo_case<2>(q, {2 * r + 1, 6}, 1, true, 1, 2, 1);
+  halo_case<3>(q, {2 * r + 2, 4, 5}, 1, false, 2, 1, 2);
 }
 
 // Runs `call`, which must throw clforge::error on this rank with every part in `parts`; then
