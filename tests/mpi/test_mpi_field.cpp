@@ -14,6 +14,8 @@
 
 #include <mpi.h>
 
+#include "mpi_test.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -28,19 +30,8 @@ namespace cm = clforge::mpi;
 
 namespace {
 
-int rank = 0, ranks = 1;
-int failures = 0, checks = 0;
-
-#define CHECK(cond, ...)                                                            \
-  do {                                                                              \
-    ++checks;                                                                       \
-    if (!(cond)) {                                                                  \
-      ++failures;                                                                   \
-      std::printf("[rank %d] FAILED %s:%d: %s: ", rank, __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                                     \
-      std::printf("\n");                                                            \
-    }                                                                               \
-  } while (0)
+using mpi_test::rank;
+using mpi_test::ranks;
 
 template <class T>
 bool same_bits(const T* a, const T* b, std::size_t n) {
@@ -266,17 +257,7 @@ void expect_same_error(const char* name, const std::function<void()>& call,
   for (const auto& p : parts)
     CHECK(message.find(p) != std::string::npos, "%s: message lacks \"%s\": %s", name, p.c_str(),
           message.c_str());
-  int length = static_cast<int>(message.size());
-  std::vector<int> lengths(ranks);
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  std::vector<int> offsets(ranks, 0);
-  for (int k = 1; k < ranks; ++k) offsets[k] = offsets[k - 1] + lengths[k - 1];
-  std::string all(offsets[ranks - 1] + lengths[ranks - 1], '\0');
-  MPI_Allgatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                 MPI_CHAR, MPI_COMM_WORLD);
-  for (int k = 0; k < ranks; ++k)
-    CHECK(all.compare(offsets[k], lengths[k], message) == 0, "%s: rank %d's message differs: %s",
-          name, k, all.substr(offsets[k], lengths[k]).c_str());
+  CHECK(mpi_test::same_on_every_rank(name, message), "%s: the ranks got different messages", name);
   if (rank == 0) std::printf("         %-28s %s\n", name, message.c_str());
 }
 
@@ -366,37 +347,6 @@ void test_errors(const cf::queue& q) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  try {
-    cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
-    cf::queue q(ctx);
-    struct {
-      const char* name;
-      void (*run)(const cf::queue&);
-    } tests[] = {{"halos", test_halos}, {"errors", test_errors}};
-    for (const auto& t : tests) {
-      const int before = failures;
-      const double start = MPI_Wtime();
-      t.run(q);
-      int failed_here = failures - before, failed_total = 0;
-      MPI_Allreduce(&failed_here, &failed_total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      if (rank == 0)
-        std::printf("[%s] %-24s %.2f s\n", failed_total ? "FAILED" : "  ok  ", t.name,
-                    MPI_Wtime() - start);
-    }
-  } catch (const std::exception& e) {
-    std::printf("[rank %d] exception: %s\n", rank, e.what());
-    ++failures;
-    MPI_Abort(MPI_COMM_WORLD, 1);  // the others may wait in a collective
-  }
-  int total = 0, all_checks = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    std::printf("%s: %d checks over %d rank(s), %d failed\n", total ? "FAILED" : "PASSED",
-                all_checks, ranks, total);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return mpi_test::run_tests(argc, argv, "clforge::mpi field tests",
+                             {{"halos", test_halos}, {"errors", test_errors}});
 }
