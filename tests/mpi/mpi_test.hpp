@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -52,6 +53,28 @@ inline bool same_on_every_rank(const char* name, const std::string& message) {
       }
   MPI_Bcast(&same, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return same != 0;
+}
+
+/// Runs `call`, which must throw clforge::error on this rank with every part in `parts`, and
+/// checks that every rank got exactly the same message; rank 0 prints the case. Collective.
+inline void expect_same_error(const char* name, const std::function<void()>& call,
+                              const std::vector<std::string>& parts) {
+  const double start = MPI_Wtime();
+  std::string message;
+  try {
+    call();
+    message = "(no error)";
+  } catch (const clforge::error& e) {
+    message = e.what();
+  }
+  const int before = failures;
+  for (const auto& p : parts)
+    CHECK(message.find(p) != std::string::npos, "%s: message lacks \"%s\": %s", name, p.c_str(),
+          message.c_str());
+  CHECK(same_on_every_rank(name, message), "%s: the ranks got different messages", name);
+  if (rank == 0)
+    std::printf("[%s] %-28s %.3f s: %s\n", failures == before ? "  ok  " : "FAILED", name,
+                MPI_Wtime() - start, message.c_str());
 }
 
 struct test {

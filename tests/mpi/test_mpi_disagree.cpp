@@ -20,35 +20,10 @@ namespace cm = clforge::mpi;
 
 namespace {
 
+using mpi_test::expect_same_error;
+using mpi_test::failures;
 using mpi_test::rank;
 using mpi_test::ranks;
-int failures = 0;
-
-// Runs `call`, which must throw clforge::error on this rank with every part in `parts`; then
-// checks that every rank got exactly the same message.
-void expect_same_error(const char* name, const std::function<void()>& call,
-                       const std::vector<std::string>& parts) {
-  const double start = MPI_Wtime();
-  std::string message;
-  try {
-    call();
-    message = "(no error)";
-  } catch (const cf::error& e) {
-    message = e.what();
-  }
-  bool ok = true;
-  for (const auto& p : parts)
-    if (message.find(p) == std::string::npos) {
-      std::printf("[rank %d] %s: message lacks \"%s\": %s\n", rank, name, p.c_str(),
-                  message.c_str());
-      ok = false;
-    }
-  if (!mpi_test::same_on_every_rank(name, message)) ok = false;
-  if (rank == 0)
-    std::printf("[%s] %-22s %.3f s: %s\n", ok ? "  ok  " : "FAILED", name, MPI_Wtime() - start,
-                message.c_str());
-  if (!ok) ++failures;
-}
 
 }  // namespace
 

@@ -243,23 +243,7 @@ void test_halos(const cf::queue& q) {
   halo_case<3>(q, {2 * r + 2, 4, 5}, 1, false, 2, 1, 2);
 }
 
-// Runs `call`, which must throw clforge::error on this rank with every part in `parts`; then
-// checks that every rank got exactly the same message.
-void expect_same_error(const char* name, const std::function<void()>& call,
-                       const std::vector<std::string>& parts) {
-  std::string message;
-  try {
-    call();
-    message = "(no error)";
-  } catch (const cf::error& e) {
-    message = e.what();
-  }
-  for (const auto& p : parts)
-    CHECK(message.find(p) != std::string::npos, "%s: message lacks \"%s\": %s", name, p.c_str(),
-          message.c_str());
-  CHECK(mpi_test::same_on_every_rank(name, message), "%s: the ranks got different messages", name);
-  if (rank == 0) std::printf("         %-28s %s\n", name, message.c_str());
-}
+using mpi_test::expect_same_error;
 
 void test_errors(const cf::queue& q) {
   const MPI_Comm world = MPI_COMM_WORLD;
