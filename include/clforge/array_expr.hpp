@@ -383,11 +383,11 @@ struct binary_expression : detail::expression_base {
         return p + Op::complex_fn + "_real(" + detail::convert_code<left, value_type>(a) + ", " +
                detail::convert_code<right, real>(b) + ")";
       } else if constexpr (!detail::is_complex_v<left> && !std::is_same_v<Op, detail::op_div>) {
-        const std::string r = detail::convert_code<left, real>(a);
+        const std::string x = detail::convert_code<left, real>(a);
         const std::string z = detail::convert_code<right, value_type>(b);
         if constexpr (std::is_same_v<Op, detail::op_sub>)
-          return p + "real_sub(" + r + ", " + z + ")";
-        return p + Op::complex_fn + "_real(" + z + ", " + r + ")";  // + and * commute
+          return p + "real_sub(" + x + ", " + z + ")";
+        return p + Op::complex_fn + "_real(" + z + ", " + x + ")";  // + and * commute
       } else {
         return p + Op::complex_fn + "(" + detail::convert_code<left, value_type>(a) + ", " +
                detail::convert_code<right, value_type>(b) + ")";
