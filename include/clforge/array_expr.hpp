@@ -726,7 +726,9 @@ event run_assignment(const queue& q, const Target& target, const X& expression) 
   e.check(check);
   if (q.ctx().identity() != check.context_id)
     throw_expression_error("the queue belongs to another context than the arrays");
-  const elementwise_kernel& kernel = cached_kernel<elementwise_kernel>(
+  // A pointer, not a reference: g++ 13's -Wdangling-reference (in -Wall) takes a reference
+  // returned by a call with temporary arguments for a dangling one.
+  const elementwise_kernel* kernel = &cached_kernel<elementwise_kernel>(
       q.ctx(), typeid(assignment_shape<Target, E>).name(), [&](const context& ctx) {
         expression_source s;
         std::string out = target_traits<Target>::emit(s);
@@ -742,7 +744,7 @@ event run_assignment(const queue& q, const Target& target, const X& expression) 
   if (target.size() == 0) return {};
   return std::apply(
       [&](const auto&... a) {
-        return kernel(q, clforge::range(static_cast<std::int64_t>(target.size())), a...);
+        return (*kernel)(q, clforge::range(static_cast<std::int64_t>(target.size())), a...);
       },
       std::tuple_cat(target_traits<Target>::args(target), e.args()));
 }

@@ -107,7 +107,13 @@ endforeach()
 file(GLOB libraries ${WORK_DIR}/root/usr/lib/*/libclforge.so.${ABI})
 list(GET libraries 0 library)
 get_filename_component(libdir ${library} DIRECTORY)
-set(ENV{LD_LIBRARY_PATH} ${libdir})
+# The unpacked libraries first; what the environment had after (an OpenCL loader outside the
+# standard directories).
+if(DEFINED ENV{LD_LIBRARY_PATH} AND NOT "$ENV{LD_LIBRARY_PATH}" STREQUAL "")
+  set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
+else()
+  set(ENV{LD_LIBRARY_PATH} "${libdir}")
+endif()
 # Only clforge:: symbols leave the shared libraries (typeinfo and vtables of clforge's classes).
 file(GLOB shared_libraries ${libdir}/libclforge*.so.${ABI})
 foreach(so IN LISTS shared_libraries)
