@@ -22,6 +22,7 @@
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/algorithms/selection.hpp"
 #include "clforge/algorithms/sort.hpp"
+#include "clforge/op.hpp"
 
 #include "clforge/array_expr.hpp"
 #include "clforge/complex.hpp"
