@@ -19,6 +19,7 @@
 
 #include <clforge/clforge.hpp>
 
+#include "algorithms/op_plan.hpp"
 #include "expect_error.hpp"
 #include "shared_device.hpp"
 
@@ -806,6 +807,95 @@ TEST(op, maps_and_dats_are_checked_when_made) {
   EXPECT_CLFORGE_ERROR(op::global<float>(q(), 0, "g"), {"global \"g\": dim 0"});
   EXPECT_CLFORGE_ERROR(op::set(std::size_t(1) << 32, "huge"), {"set \"huge\"", "at most"});
   EXPECT_EQ(op::dat<float>(q(), halo, 3, "d").data().size(), 27u);
+}
+
+// ---- the plans themselves ----------------------------------------------------------------------
+
+// A plan read back: every element once; within a colour no two elements (colour plan) or units
+// (block plan) share a target, and within a unit no two elements of one thread colour do. This
+// is what makes the loops race-free, checked directly (a race may not show on a CPU).
+void check_plan(const op::detail::plan_key& key, const std::vector<cl_int>& m, std::size_t arity) {
+  bool reused = false;
+  op::set s = key.sources.front().through->from;
+  const auto p = op::detail::find_plan(q(), *s.state(), key, reused);
+  const std::vector<cl_uint> order = p->order.to_host(q());
+  const std::size_t units = (key.count + key.unit - 1) / key.unit;
+  ASSERT_EQ(order.size(), units);
+  ASSERT_EQ(p->offsets.back(), units);
+  std::vector<int> seen(units, 0);
+  const auto targets_of = [&](std::size_t position) {
+    std::vector<std::size_t> t;
+    const std::size_t e = key.first + position;
+    for (const auto& src : key.sources)
+      for (std::size_t j = 0; j < arity; ++j)
+        if (src.all || j == src.index) t.push_back(src.offset + std::size_t(m[e * arity + j]));
+    return t;
+  };
+  std::vector<cl_uint> thread =
+      key.thread_colours ? p->thread_colour.to_host(q()) : std::vector<cl_uint>();
+  std::vector<cl_uint> unit_colours =
+      key.thread_colours ? p->unit_colours.to_host(q()) : std::vector<cl_uint>();
+  for (std::size_t c = 0; c < p->colours(); ++c) {
+    std::vector<int> owner(key.targets, -1);
+    for (std::size_t k = p->offsets[c]; k < p->offsets[c + 1]; ++k) {
+      const std::size_t u = order[k];
+      ASSERT_LT(u, units);
+      ++seen[u];
+      std::vector<std::vector<int>> by_thread_colour;
+      for (std::size_t pos = u * key.unit; pos < std::min(key.count, (u + 1) * key.unit); ++pos)
+        for (std::size_t t : targets_of(pos)) {
+          ASSERT_TRUE(owner[t] == -1 || owner[t] == int(u))
+              << "colour " << c << ": units " << owner[t] << " and " << u << " share target " << t;
+          owner[t] = int(u);
+          if (key.thread_colours) {
+            const cl_uint tc = thread[pos];
+            ASSERT_LT(tc, unit_colours[u]);
+            if (by_thread_colour.size() <= tc) by_thread_colour.resize(tc + 1);
+            by_thread_colour[tc].push_back(int(t));
+          }
+        }
+      // Within the unit: targets of one thread colour come from one element each.
+      if (key.thread_colours)
+        for (std::size_t tc = 0; tc < by_thread_colour.size(); ++tc) {
+          std::vector<std::size_t> holder(key.targets + 1, SIZE_MAX);
+          for (std::size_t pos = u * key.unit; pos < std::min(key.count, (u + 1) * key.unit);
+               ++pos) {
+            if (thread[pos] != tc) continue;
+            for (std::size_t t : targets_of(pos)) {
+              ASSERT_TRUE(holder[t] == SIZE_MAX || holder[t] == pos)
+                  << "unit " << u << " thread colour " << tc << ": elements " << holder[t]
+                  << " and " << pos << " share target " << t;
+              holder[t] = pos;
+            }
+          }
+        }
+    }
+  }
+  for (std::size_t u = 0; u < units; ++u) ASSERT_EQ(seen[u], 1) << "unit " << u;
+}
+
+TEST(op, plans_keep_elements_that_share_a_target_apart) {
+  for (style st : {style::random, style::repeated, style::shared})
+    for (std::size_t n : {1, 77, 2000}) {
+      const std::size_t arity = 3, targets = st == style::shared ? 3 : 150;
+      op::set from(n + 10, "from"), to(targets, "to");
+      const std::vector<cl_int> m = make_map(n + 10, targets, arity, st, unsigned(n));
+      op::map through(q(), from, to, arity, m, "m");
+      for (int variant = 0; variant < 4; ++variant) {
+        SCOPED_TRACE("style " + std::to_string(int(st)) + " n " + std::to_string(n) + " variant " +
+                     std::to_string(variant));
+        op::detail::plan_key key;
+        key.by_units = variant >= 1;
+        key.thread_colours = variant == 2 || variant == 3;
+        key.unit = variant == 0 ? 1 : variant == 1 ? 8 : variant == 2 ? 32 : 5;
+        key.first = 7;  // a range that does not start at 0
+        key.count = n;
+        key.targets = targets;
+        key.sources.push_back({through.state(), 1, false, 0});
+        if (variant == 3) key.sources.push_back({through.state(), 0, true, 0});  // all of it
+        check_plan(key, m, arity);
+      }
+    }
 }
 
 }  // namespace
