@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
+#include <string>
 #include <vector>
 
 #include "harness.hpp"
@@ -57,16 +57,23 @@ struct launcher {
   }
 };
 
-std::string launch_overhead_report(bool /*quick*/) {
+report_table launch_overhead_report(bool quick) {
   launcher l{ctx().build(kEmptyKernel).kernel("empty"), cf::array<float>(queue(), 256)};
-  std::ostringstream md;
-  md << "| mode | launches per batch | batch pairs | raw µs/launch | clforge µs/launch | "
-        "clforge − raw, median of pairs (µs) | middle half of the differences (µs) | raw without "
-        "an event µs/launch |\n"
-     << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  report_table t;
+  t.columns = {"mode",
+               "launches per batch",
+               "batch pairs",
+               "raw µs/launch",
+               "clforge µs/launch",
+               "clforge − raw, median of pairs (µs)",
+               "middle half of the differences (µs)",
+               "raw without an event µs/launch"};
   for (bool finish_each : {false, true}) {
     const int per_batch = finish_each ? 50 : 200;
-    const int pairs = 100;         // cheap (a batch is at most a few ms), and steadier than fewer
+    // cheap (a batch is at most a few ms), and steadier than fewer; a smoke run needs fewer
+    const int pairs = quick ? 20 : 100;
+    progress(std::string("launch overhead: ") + (finish_each ? "synchronous" : "pipelined") + ", " +
+             std::to_string(pairs) + " batch pairs");
     for (int w = 0; w < 4; ++w) {  // warm-up: driver paths, queue threads, clocks
       l.batch(true, finish_each, per_batch);
       l.batch(false, finish_each, per_batch);
@@ -83,15 +90,15 @@ std::string launch_overhead_report(bool /*quick*/) {
       diff.push_back((c - r) * 1e6);
       no_event.push_back(l.batch(true, finish_each, per_batch, true) * 1e6);
     }
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "| %s | %d | %d | %.3f | %.3f | %+.3f | %+.3f … %+.3f | %.3f |\n",
-                  finish_each ? "synchronous (finish each)" : "pipelined", per_batch, pairs,
-                  median_of(raw), median_of(ours), median_of(diff), quantile_of(diff, 0.25),
-                  quantile_of(diff, 0.75), median_of(no_event));
-    md << line;
+    t.rows.push_back({finish_each ? "synchronous (finish each)" : "pipelined",
+                      std::to_string(per_batch), std::to_string(pairs),
+                      format("%.3f", median_of(raw)), format("%.3f", median_of(ours)),
+                      format("%+.3f", median_of(diff)),
+                      format("%+.3f", quantile_of(diff, 0.25)) + " … " +
+                          format("%+.3f", quantile_of(diff, 0.75)),
+                      format("%.3f", median_of(no_event))});
   }
-  return md.str();
+  return t;
 }
 
 void register_reports() {

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
-#include <sstream>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -90,14 +89,16 @@ int first_call_child(int argc, char** argv) {
   return 0;
 }
 
-std::string run_first_call_report(const std::string& self, const std::string& device,
-                                  int repetitions) {
+report_table run_first_call_report(const std::string& self, const std::string& device,
+                                   int repetitions) {
   namespace fs = std::filesystem;
   const std::string saved =
       std::getenv("CLFORGE_CACHE_DIR") ? std::getenv("CLFORGE_CACHE_DIR") : "";
   std::vector<double> cold, warm, memory, context;
   std::mt19937_64 rng(std::random_device{}());
   for (int r = 0; r < repetitions; ++r) {
+    progress("first call: fresh process pair " + std::to_string(r + 1) + " of " +
+             std::to_string(repetitions));
     fs::path dir = fs::temp_directory_path() /
                    ("clforge-first-call-" + std::to_string(::getpid()) + "-" + std::to_string(r));
     fs::remove_all(dir);
@@ -116,30 +117,21 @@ std::string run_first_call_report(const std::string& self, const std::string& de
     ::unsetenv("CLFORGE_CACHE_DIR");
   else
     ::setenv("CLFORGE_CACHE_DIR", saved.c_str(), 1);
+  report_table t;
+  t.columns = {"case", "ms"};
   if (cold.empty()) {
-    std::printf("\nfirst-call measurement failed (children did not report)\n");
-    return {};
+    t.note = "The first-call measurement failed (the child processes did not report).";
+    return t;
   }
-  double mc = median(cold), mw = median(warm), mm = median(memory), mx = median(context);
-  char text[1024];
-  std::snprintf(text, sizeof text,
-                "First call of a new kernel (build + kernel + launch + finish), median of %zu "
-                "fresh processes:\n"
-                "  cold, empty cache          %10.3f ms\n"
-                "  warm disk, new process     %10.3f ms   (cold / warm = %.1f)\n"
-                "  warm memory, same process  %10.3f ms\n"
-                "  (context + queue creation  %10.3f ms, not included above)\n",
-                cold.size(), mc, mw, mc / mw, mm, mx);
-  std::printf("\n%s", text);
-  std::ostringstream md;
-  md << "## First call of a new kernel (median of " << cold.size() << " fresh processes)\n\n"
-     << "| case | ms |\n|---|---:|\n"
-     << "| cold, empty cache | " << mc << " |\n"
-     << "| warm disk, new process | " << mw << " |\n"
-     << "| warm memory, same process | " << mm << " |\n"
-     << "| context + queue creation (not included) | " << mx << " |\n\n"
-     << "cold / warm disk = " << mc / mw << "\n";
-  return md.str();
+  const double mc = median(cold), mw = median(warm), mm = median(memory), mx = median(context);
+  t.note = "Build + kernel + launch + finish of a new kernel, median of " +
+           std::to_string(cold.size()) +
+           " fresh processes; cold / warm disk = " + format("%.1f", mc / mw) + ".";
+  t.rows = {{"cold, empty cache", format("%.3f", mc)},
+            {"warm disk, new process", format("%.3f", mw)},
+            {"warm memory, same process", format("%.3f", mm)},
+            {"context + queue creation (not included above)", format("%.3f", mx)}};
+  return t;
 }
 
 }  // namespace clforge_bench

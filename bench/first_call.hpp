@@ -6,12 +6,14 @@
 
 #include <string>
 
+#include "harness.hpp"
+
 namespace clforge_bench {
 inline constexpr const char* first_call_child_flag = "--first-call-child";
 /// The child process: builds and runs one kernel, prints the timings on stdout.
 int first_call_child(int argc, char** argv);
-/// Runs `repetitions` cold/warm pairs of children of `self`, prints a table and returns it as
-/// Markdown.
-std::string run_first_call_report(const std::string& self, const std::string& device,
-                                  int repetitions);
+/// Runs `repetitions` cold/warm pairs of children of `self`; the table (empty rows when the
+/// children did not report).
+report_table run_first_call_report(const std::string& self, const std::string& device,
+                                   int repetitions);
 }  // namespace clforge_bench

@@ -42,14 +42,29 @@ struct case_spec {
 /// Registers a case; call from a static registrar (CLFORGE_BENCH_REGISTER).
 void add_case(case_spec spec);
 
+/// A report's result: a table with a note above it. Printed and written to the --markdown
+/// summary as Markdown, and to the --json file with one object per row (cells that are numbers
+/// become JSON numbers).
+struct report_table {
+  std::string note;  // Markdown text above the table (may be empty)
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;  // cells as shown; rows.size() == 0: nothing to say
+};
+
 /// A measurement that does not fit one Google Benchmark case per (job, impl, n), e.g. one that
-/// must interleave two implementations. Runs after the cases; its Markdown table is printed and
-/// added to the --markdown summary.
+/// must interleave two implementations. Runs after the cases, each report in turn.
 struct report_spec {
   std::string title;
-  std::function<std::string(bool quick)> run;  // returns a Markdown table
+  std::function<report_table(bool quick)> run;
 };
 void add_report(report_spec spec);
+
+/// A progress line on stderr for long phases ("clforge-bench [12 s]: ..."), so a run is never
+/// silent for minutes.
+void progress(const std::string& what);
+
+/// "%.3f"-style formatting into a std::string, for table cells.
+std::string format(const char* fmt, double value);
 
 /// The harness's sweep of sizes for cases that give none.
 std::vector<std::size_t> default_sizes();

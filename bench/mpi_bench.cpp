@@ -4,6 +4,7 @@
 //
 //   mpirun -np 4 clforge-mpi-bench --log2 26 --repetitions 7
 //
+// (--help lists the options; --version needs no mpirun.)
 // Each repetition starts at a barrier and ends when the slowest rank returns (the call is
 // collective: every rank gets the result). Per rank it splits the call's wall time into the
 // time inside MPI (clforge::mpi::stats: the exchanges and the agreements before them, waiting
@@ -12,15 +13,17 @@
 #include <clforge/clforge.hpp>
 #include <clforge/mpi.hpp>
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "cli.hpp"
 
 namespace cf = clforge;
 namespace cm = clforge::mpi;
@@ -53,24 +56,39 @@ std::vector<sample> measure(int repetitions, const std::function<void()>& call) 
 
 }  // namespace
 
+// The command line is read before MPI_Init (--help and --version need no mpirun), so every rank
+// reads it; only the first rank's launcher-given rank (Open MPI, MPICH) prints a usage error.
+bool first_rank_by_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::strcmp(value, "0") == 0;
+  return true;
+}
+
 int main(int argc, char** argv) {
+  int log2 = 26, repetitions = 7;
+  CLI::App app(
+      "clforge-mpi-bench: distributed sum and inclusive scan of 2^K ints over the ranks of "
+      "MPI_COMM_WORLD, one device per rank; start it with mpirun.",
+      "clforge-mpi-bench");
+  clforge_cli::add_version(app);
+  app.add_option("--log2", log2, "n = 2^K elements")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 40));
+  app.add_option("--repetitions", repetitions, "timed repetitions (the median counts)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  {
+    std::ostringstream err;
+    std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());
+    const int status = clforge_cli::parse(app, argc, argv);
+    std::cerr.rdbuf(saved);
+    if (first_rank_by_environment()) std::cerr << err.str();
+    if (status >= 0) return status;
+  }
   MPI_Init(&argc, &argv);
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  int log2 = 26, repetitions = 7;
-  for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--log2") && a + 1 < argc)
-      log2 = std::atoi(argv[++a]);
-    else if (!std::strcmp(argv[a], "--repetitions") && a + 1 < argc)
-      repetitions = std::max(1, std::atoi(argv[++a]));
-    else {
-      if (rank == 0)
-        std::fprintf(stderr, "usage: clforge-mpi-bench [--log2 K] [--repetitions R]\n");
-      MPI_Finalize();
-      return 2;
-    }
-  }
   int code = 0;
   try {
     cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);

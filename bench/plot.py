@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 """Plot a clforge-bench JSON result: GB/s against n, one panel per job, one line per impl.
 
-    python3 bench/plot.py result.json plot.png      (needs matplotlib: pip install matplotlib)
+    python3 bench/plot.py result.json plot.png
+
+result.json: clforge-bench --json. Needs matplotlib (Debian and Ubuntu: apt-get install
+python3-matplotlib, which tools/install-deps.sh installs).
 
 The device-copy bandwidth of the same run is drawn in every panel as a dashed reference line,
 and the hand-written kernel as a dotted one, so each primitive's standing shows at a glance.
@@ -15,7 +18,13 @@ from collections import defaultdict
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit(
+            "plot.py: matplotlib is not installed: apt-get install python3-matplotlib "
+            "(Debian, Ubuntu), or your system's matplotlib package"
+        )
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

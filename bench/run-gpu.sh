@@ -19,5 +19,5 @@ command="clforge-bench --device $device --json $out/result.json --markdown $out/
 ./build/bin/clforge-bench --device "$device" --json "$out/result.json" --markdown "$out/summary.md" "$@" \
   | tee "$out/console.txt"
 { echo; echo "Produced $(date -u '+%Y-%m-%d %H:%M UTC') by: \`bash bench/run-gpu.sh $device $*\` (\`$command\`)"; } >> "$out/summary.md"
-python3 bench/plot.py "$out/result.json" "$out/plot.png" 2>/dev/null || echo "(no plot: pip install matplotlib)"
+python3 bench/plot.py "$out/result.json" "$out/plot.png" || echo "(no plot)"
 echo "results in $out"

@@ -156,4 +156,14 @@ static inline uint clforge_lookback_wait_status(global volatile const uint* stat
   return s;
 }
 
+// ---- ordered bits of floating-point keys ------------------------------------------------------
+// CLFORGE_ORDERED_FLOAT_BITS(UT, u, nan): the unsigned integer (of type UT, the width of the
+// value) whose order is IEEE 754's total order with every NaN equal and last, from the value's
+// bits u (as_uint / as_ulong) and whether it is a NaN: negative values (-0 included) have every
+// bit inverted, the others the sign bit set, NaNs every bit set. Integer operations only.
+#define CLFORGE_ORDERED_FLOAT_BITS(UT, u, nan)                        \
+  ((nan)                               ? (UT)(~(UT)0)                 \
+   : ((u) >> (sizeof(UT) * 8 - 1)) != 0 ? (UT)(~(u))                  \
+                                       : (UT)((u) | ((UT)1 << (sizeof(UT) * 8 - 1))))
+
 #endif  // CLFORGE_COMMON_CL

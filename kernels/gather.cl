@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge gather and scatter (lib/algorithms/gather.cpp): dst[i] = src[indices[i]] and
-// dst[indices[i]] = src[i] for i < n.
+// dst[indices[i]] = src[i] for i < n; and the strided copy that moves a view's elements to or
+// from a contiguous buffer.
 //
 // Plain OpenCL C specialised by #defines the host puts in front:
 //   CLFORGE_VALUE_T   an unsigned type of the elements' size (elements are moved as bits)
@@ -47,4 +48,13 @@ kernel void clforge_scatter(global const CLFORGE_VALUE_T* src, global const CLFO
   if (i >= n) return;
   const CLFORGE_INDEX_T j = indices[i];
   if (clforge_in_range(j, dst_size, i, report)) dst[j] = src[i];
+}
+
+// dst[to_first + i * to_step] = src[from_first + i * from_step] for i < n.
+kernel void clforge_copy_strided(global const CLFORGE_VALUE_T* src, long from_first,
+                                 long from_step, global CLFORGE_VALUE_T* dst, long to_first,
+                                 long to_step, ulong n) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  dst[to_first + (long)i * to_step] = src[from_first + (long)i * from_step];
 }

@@ -67,9 +67,7 @@ static inline CLFORGE_UKEY_T clforge_ordered(CLFORGE_KEY_T k, uint descending) {
 #if CLFORGE_KEY_KIND == 1
   u ^= CLFORGE_SIGN_BIT;
 #elif CLFORGE_KEY_KIND == 2
-  u = isnan(k)                ? (CLFORGE_UKEY_T)(~(CLFORGE_UKEY_T)0)
-      : (u & CLFORGE_SIGN_BIT) ? (CLFORGE_UKEY_T)(~u)
-                               : (CLFORGE_UKEY_T)(u | CLFORGE_SIGN_BIT);
+  u = CLFORGE_ORDERED_FLOAT_BITS(CLFORGE_UKEY_T, u, isnan(k));
 #endif
   return descending ? (CLFORGE_UKEY_T)(~u) : u;
 }

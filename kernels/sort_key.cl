@@ -4,11 +4,43 @@
 // the user's key expression is pasted in as given. The host renders this file once per index
 // type ($index_type: uint up to 2^32 elements, ulong beyond), after the user's preamble.
 
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLFORGE_SORT_KEY_FP64 1
+#endif
+
+// The key of index i. An integer key is taken as it is (its low $key_bits bits sort). A
+// floating-point key sorts by its ordered bits (CLFORGE_ORDERED_FLOAT_BITS: IEEE total order,
+// -0 before +0, NaNs last, as clforge::sort sorts float keys), all 32 (float, half) or 64
+// (double) of them. Its type shows without evaluating it (sizeof): a conditional with a ulong is
+// narrower than 8 bytes only for float and half, one with a float 8 bytes wide only for double.
+// The untaken branches are constant and compiled away. A floating key with other key_bits
+// fails to build on an array of negative size whose name the host looks for in the log.
 kernel void $keys_name($user_parameters ulong n, global $key_type* clforge_keys,
                        global $index_type* clforge_index) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  clforge_keys[i] = ($key_type)($key_expr);
+  typedef char clforge_float_key_needs_key_bits_32
+      [sizeof(1 ? ($key_expr) : (ulong)0) < 8 ? ($key_bits == 32 ? 1 : -1) : 1];
+  typedef char clforge_double_key_needs_key_bits_64
+      [sizeof(1 ? ($key_expr) : 0.0f) == 8 ? ($key_bits == 64 ? 1 : -1) : 1];
+  // Used, so that only an error names them (no unused-typedef warning does).
+  (void)sizeof(clforge_float_key_needs_key_bits_32);
+  (void)sizeof(clforge_double_key_needs_key_bits_64);
+#if CLFORGE_SORT_KEY_FP64
+  if (sizeof(1 ? ($key_expr) : 0.0f) == 8) {
+    const double clforge_d = (double)($key_expr);
+    clforge_keys[i] = ($key_type)CLFORGE_ORDERED_FLOAT_BITS(ulong, as_ulong(clforge_d),
+                                                            isnan(clforge_d));
+  } else
+#endif
+  if (sizeof(1 ? ($key_expr) : (ulong)0) < 8) {
+    const float clforge_f = (float)($key_expr);
+    clforge_keys[i] = ($key_type)CLFORGE_ORDERED_FLOAT_BITS(uint, as_uint(clforge_f),
+                                                            isnan(clforge_f));
+  } else {
+    clforge_keys[i] = ($key_type)($key_expr);
+  }
   clforge_index[i] = ($index_type)i;
 }
 

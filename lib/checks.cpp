@@ -41,4 +41,11 @@ bool require_type_support(const device_info& info, const std::vector<parameter>&
   return any;
 }
 
+void require_kernel_name_length(std::string_view who, const std::string& name, std::size_t limit) {
+  if (name.size() <= limit) return;
+  throw error(std::string(who) + ": a kernel name of " + std::to_string(name.size()) +
+              " characters; clforge accepts at most " + std::to_string(limit) + " (\"" +
+              name.substr(0, 40) + "...\")");
+}
+
 }  // namespace clforge::detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/program.hpp"
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
 #include "context_state.hpp"
 
@@ -29,10 +30,7 @@ program::program(const cl::Program& built, const cl::Device& device)
 
 kernel program::get_kernel(const std::string& name) const {
   if (!state_) throw error("program::kernel(\"" + name + "\") on an empty program");
-  if (name.size() > max_kernel_name_length)
-    throw error("program::kernel: a kernel name of " + std::to_string(name.size()) +
-                " characters; clforge accepts at most " + std::to_string(max_kernel_name_length) +
-                " (\"" + name.substr(0, 40) + "...\")");
+  detail::require_kernel_name_length("program::kernel", name, max_kernel_name_length);
   std::lock_guard<std::mutex> lock(state_->kernels_mutex);
   auto found = state_->kernels.find(name);
   if (found != state_->kernels.end()) return found->second;

@@ -6,29 +6,39 @@
 //
 // written to a temporary file in the same directory and renamed into place, so readers see a
 // whole entry or none and concurrent writers of one program just replace each other's identical
-// files: no lock file anywhere. An entry is used only if it is a regular file owned by this
+// files. While a process builds a program it holds an flock on `<key>.clbin.lock` (removed when
+// it is done): other processes of the user wait for its entry instead of building the same
+// program at the same moment, which PoCL's shared kernel cache does not survive (see
+// build_claim). An entry is used only if it is a regular file owned by this
 // user, not writable by group or others, of the exact size, with the expected key and a good
 // checksum, and if the driver then builds it; anything else is deleted and rebuilt from source.
 #include "program_cache.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
+#include "clforge/log.hpp"
 #include "context_state.hpp"
 
 #ifndef CLFORGE_VERSION
@@ -44,17 +54,22 @@ constexpr std::size_t kHeaderSize = 8 + 4 + 4 + 16 + 8 + 8;
 // No program binary comes near this; a larger entry is damaged (or planted) and is deleted
 // without being read, so it can neither exhaust memory nor fail every later run.
 constexpr std::uint64_t kMaxEntryBytes = std::uint64_t(256) << 20;
-// A temporary file this old was left by a process killed between write and rename.
+// A temporary or lock file this old was left by a process killed between write and rename, or
+// while it built.
 constexpr std::time_t kStaleTemporarySeconds = 10 * 60;
+// How long a build waits for another process that builds the same program (see build_claim).
+constexpr int kClaimWaitSeconds = 120;
 
-// Deletes `dir`/*.clbin.tmp.* files of this user older than kStaleTemporarySeconds.
+// Deletes `dir`/*.clbin.tmp.* and *.clbin.lock files of this user older than
+// kStaleTemporarySeconds.
 void remove_stale_temporaries(const std::string& dir) {
   DIR* listing = ::opendir(dir.c_str());
   if (!listing) return;
   const std::time_t now = std::time(nullptr);
   while (const dirent* e = ::readdir(listing)) {
     const std::string name = e->d_name;
-    if (name.find(".clbin.tmp.") == std::string::npos) continue;
+    const bool lock = name.size() > 11 && name.compare(name.size() - 11, 11, ".clbin.lock") == 0;
+    if (name.find(".clbin.tmp.") == std::string::npos && !lock) continue;
     const std::string path = dir + "/" + name;
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
@@ -109,6 +124,61 @@ bool make_directories(const std::string& path) {
   }
   return true;
 }
+
+// The right to build one program into the cache directory, across the processes of the user:
+// an flock on `path`, which its holder removes when done. PoCL's kernel cache (one directory
+// for every process of the user) crashed a process reading a program's binaries while another
+// process wrote the same program's files (readdir on a directory that had gone), and failed
+// builds of valid programs (program.bc replaced under it); processes starting at once with an
+// empty cache built every program together. With the claim one builds, the others then load
+// its entry. Best effort: when no lock file can be made, or the holder takes longer than
+// kClaimWaitSeconds, the build goes ahead without it.
+class build_claim {
+ public:
+  explicit build_claim(const std::string& path) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(kClaimWaitSeconds);
+    for (;;) {
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0) return;
+      bool locked = false;
+      for (int pause_ms = 1;; pause_ms = std::min(2 * pause_ms, 50)) {
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+          locked = true;
+          break;
+        }
+        if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > give_up)
+          break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+      }
+      if (!locked) {
+        ::close(fd);
+        return;
+      }
+      // The holder before us removed the file it held: ours is that file only if the path still
+      // names it; otherwise lock the one there now.
+      struct stat held {};
+      struct stat named {};
+      if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+          held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+        fd_ = fd;
+        path_ = path;
+        return;
+      }
+      ::close(fd);
+    }
+  }
+  ~build_claim() {
+    if (fd_ < 0) return;
+    ::unlink(path_.c_str());  // before the lock goes: a waiter then sees the file has gone
+    ::close(fd_);
+  }
+  build_claim(const build_claim&) = delete;
+  build_claim& operator=(const build_claim&) = delete;
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
 
 bool dump_source_enabled() {
   const char* v = std::getenv("CLFORGE_DUMP_SOURCE");
@@ -167,11 +237,12 @@ bool decode_cache_entry(const cache_key& key, const std::string& entry, std::str
   return true;
 }
 
-std::string quote_error_lines(const std::string& log, const std::string& source) {
-  // PoCL/clang print "<source>:12:5: error: ...", NVIDIA "<kernel>:12:5: error: ...": every
-  // ":<line>:<column>:", left to right, matches not overlapping. A linear scan: std::regex
-  // recursed once per digit and overflowed the stack on a long run of digits in the log
-  // (found by fuzz/fuzz_build_log.cpp).
+namespace {
+// The source lines a build log reports. PoCL/clang print "<source>:12:5: error: ...", NVIDIA
+// "<kernel>:12:5: error: ...": every ":<line>:<column>:", left to right, matches not
+// overlapping. A linear scan: std::regex recursed once per digit and overflowed the stack on a
+// long run of digits in the log (found by fuzz/fuzz_build_log.cpp).
+std::set<std::size_t> reported_lines(const std::string& log) {
   auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
   auto digits_end = [&](std::size_t from) {
     while (from < log.size() && is_digit(log[from])) ++from;
@@ -187,6 +258,12 @@ std::string quote_error_lines(const std::string& log, const std::string& source)
     if (line_end - i - 1 < 9) reported.insert(std::stoul(log.substr(i + 1, line_end - i - 1)));
     i = column_end;  // the next match starts after this one's last ':'
   }
+  return reported;
+}
+}  // namespace
+
+std::string quote_error_lines(const std::string& log, const std::string& source) {
+  const std::set<std::size_t> reported = reported_lines(log);
   std::vector<std::string> lines;
   std::istringstream in(source);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -210,28 +287,112 @@ std::string quote_error_lines(const std::string& log, const std::string& source)
   return out.str();
 }
 
-void build_or_throw(cl::Program& program, const cl::Device& device, const std::string& source,
-                    const std::string& options) {
+std::vector<std::string> declared_kernel_names(const std::string& source) {
+  // Tokens outside comments and literals: identifiers, and every other character on its own.
+  std::vector<std::string> tokens;
+  const std::size_t n = source.size();
+  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = 0; i < n;) {
+    const char c = source[i];
+    if (c == '/' && i + 1 < n && source[i + 1] == '/') {
+      i = source.find('\n', i);
+    } else if (c == '/' && i + 1 < n && source[i + 1] == '*') {
+      i = source.find("*/", i + 2);
+      if (i != std::string::npos) i += 2;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < n && source[i] != c; ++i)
+        if (source[i] == '\\') ++i;
+      ++i;
+    } else if (is_ident(c)) {
+      const std::size_t start = i;
+      while (i < n && is_ident(source[i])) ++i;
+      tokens.push_back(source.substr(start, i - start));
+    } else {
+      if (!std::isspace(static_cast<unsigned char>(c))) tokens.emplace_back(1, c);
+      ++i;
+    }
+    if (i == std::string::npos) break;
+  }
+  // `kernel` / `__kernel`, then qualifiers and attributes: the last identifier before `(` names
+  // the kernel. An __attribute__((...)) between them is skipped whole.
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    if (tokens[k] != "kernel" && tokens[k] != "__kernel") continue;
+    std::string last;
+    for (std::size_t j = k + 1; j < tokens.size(); ++j) {
+      const std::string& t = tokens[j];
+      if (t == "__attribute__") {
+        int depth = 0;
+        while (++j < tokens.size()) {
+          depth += tokens[j] == "(" ? 1 : tokens[j] == ")" ? -1 : 0;
+          if (depth == 0) break;
+        }
+      } else if (t == "(") {
+        if (!last.empty()) names.push_back(last);
+        break;
+      } else if (is_ident(t[0])) {
+        last = t;
+      } else {
+        break;  // not a kernel declaration
+      }
+    }
+  }
+  return names;
+}
+
+namespace {
+// CL_PROGRAM_KERNEL_NAMES of a built program; empty where the driver does not say.
+std::vector<std::string> built_kernel_names(const cl::Program& built) {
+  std::size_t bytes = 0;
+  if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &bytes) != CL_SUCCESS)
+    return {};
+  std::string list(bytes, '\0');
+  if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, bytes, list.data(), nullptr) != CL_SUCCESS)
+    return {};
+  list.resize(std::strlen(list.c_str()));
+  std::vector<std::string> names;
+  std::istringstream in(list);
+  for (std::string name; std::getline(in, name, ';');) names.push_back(name);
+  return names;
+}
+}  // namespace
+
+cl::Program build_or_throw(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options) {
   cl_device_id id = device();
-  cl_int code = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
-  if (code == CL_SUCCESS) return;
-  std::string log;
-  try {
-    log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
-  } catch (const cl::Error&) {
-    log = "(the driver returned no build log)";
+  for (int attempt = 1;; ++attempt) {
+    cl::Program program;
+    translate_cl_errors([&] { program = cl::Program(context, source); });
+    const cl_int code = clBuildProgram(program(), 1, &id, options.c_str(), nullptr, nullptr);
+    if (code == CL_SUCCESS) return program;
+    std::string log;
+    try {
+      log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+    } catch (const cl::Error&) {
+      log = "(the driver returned no build log)";
+    }
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    // A failure that names no line of the source is the driver's, not the program's: PoCL's
+    // kernel cache, shared by every process of the user, failed valid programs when another
+    // process replaced the same program.bc at the same moment ("pocl_remove(...program.bc)
+    // failed", the log only "Device ... failed to build the program"). Built again, it passes.
+    const bool unexplained = reported_lines(log).empty();
+    if (code == CL_BUILD_PROGRAM_FAILURE && unexplained && attempt <= kBuildRetries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
+      continue;
+    }
+    std::ostringstream detail;
+    detail << "device: " << device.getInfo<CL_DEVICE_NAME>() << '\n'
+           << "options: " << (options.empty() ? "(none)" : options) << '\n';
+    if (attempt > 1)
+      detail << "built " << attempt << " times: each failed without naming a line of the source\n";
+    detail << "build log:\n" << log << '\n';
+    if (!source.empty()) {
+      std::string quoted = quote_error_lines(log, source);
+      if (!quoted.empty()) detail << "source around the reported lines:\n" << quoted;
+    }
+    throw_cl_error("clBuildProgram", code, detail.str());
   }
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  std::ostringstream detail;
-  detail << "device: " << device.getInfo<CL_DEVICE_NAME>() << '\n'
-         << "options: " << (options.empty() ? "(none)" : options) << '\n'
-         << "build log:\n"
-         << log << '\n';
-  if (!source.empty()) {
-    std::string quoted = quote_error_lines(log, source);
-    if (!quoted.empty()) detail << "source around the reported lines:\n" << quoted;
-  }
-  throw_cl_error("clBuildProgram", code, detail.str());
 }
 
 program_cache::program_cache(cl::Context context, cl::Device device, const device_info& info)
@@ -271,7 +432,8 @@ void program_cache::disable_disk(const std::string& why) {
   // Said once per process, however many contexts hit it: a noisy library is a bad guest.
   static std::atomic<bool> said{false};
   if (!said.exchange(true))
-    std::cerr << "clforge: disk cache off (" << why << "); programs are cached in memory only\n";
+    detail::log_message(log_level::warning,
+                        "disk cache off (" + why + "); programs are cached in memory only");
   directory_.clear();
 }
 
@@ -305,21 +467,32 @@ program program_cache::build(const std::string& source, const std::string& optio
     return entry->built;
   }
   if (dump_source_enabled()) {
-    std::cerr << "// ---- clforge: source of program " << key.hex() << " (options: \"" << options
-              << "\") ----\n"
-              << source << "\n// ---- end of program " << key.hex() << " ----\n";
+    detail::log_message(log_level::debug, "source of program " + key.hex() + " (options: \"" +
+                                              options + "\"):\n" + source + "\n(end of program " +
+                                              key.hex() + ")");
   }
+  // Drivers put kernel names into file names: PoCL aborted the process when it linked a kernel
+  // named longer than its kernel cache's file names allow (on reading the binaries, in
+  // store_to_disk). The names the source spells out are checked before the compiler sees them,
+  // the names the built program reports (macros can make names) before anything reads it.
+  for (const std::string& name : declared_kernel_names(source))
+    require_kernel_name_length("context::build", name, max_kernel_name_length);
   program built;
   std::string dir;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     dir = directory_;
   }
-  if (!dir.empty()) built = load_from_disk(key, source, options);
-  if (!built) {
-    built = compile(source, options);
-    if (!dir.empty()) store_to_disk(key, built);
+  std::optional<build_claim> claim;
+  if (!dir.empty()) {
+    claim.emplace(dir + "/" + key.hex() + ".clbin.lock");
+    built = load_from_disk(key, source, options);
   }
+  const bool compiled = !built;
+  if (compiled) built = compile(source, options);
+  for (const std::string& name : built_kernel_names(built.cl()))
+    require_kernel_name_length("context::build", name, max_kernel_name_length);
+  if (compiled && !dir.empty()) store_to_disk(key, built);
   entry->built = built;
   return built;
 }
@@ -329,8 +502,7 @@ program program_cache::compile(const std::string& source, const std::string& opt
   state->device = device_;
   state->source = source;
   state->options = options;
-  translate_cl_errors([&] { state->handle = cl::Program(context_, source); });
-  build_or_throw(state->handle, device_, source, options);
+  state->handle = build_or_throw(context_, device_, source, options);
   std::lock_guard<std::mutex> lock(mutex_);
   ++stats_.compiles;
   return program(state);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "clforge/device.hpp"
 #include "clforge/program.hpp"
@@ -65,10 +66,19 @@ class program_cache {
   cache_stats stats_;
 };
 
-/// Builds `program` for `device`, turning a failure into clforge::error with the device, the
-/// options, the build log and the source lines around each line the log reports.
-void build_or_throw(cl::Program& program, const cl::Device& device, const std::string& source,
-                    const std::string& options);
+/// How often build_or_throw builds again after a failure whose log names no source line.
+constexpr int kBuildRetries = 2;
+
+/// Builds `source` with `options` for `device` of `context`, turning a failure into
+/// clforge::error with the device, the options, the build log and the source lines around each
+/// line the log reports. A failure whose log names no line of the source is built again, up to
+/// kBuildRetries times, with a new program object.
+cl::Program build_or_throw(const cl::Context& context, const cl::Device& device,
+                           const std::string& source, const std::string& options);
+
+/// The names of the kernels `source` declares (`kernel`/`__kernel` ... name `(`), outside
+/// comments and literals; names made by macros are not seen.
+CLFORGE_API std::vector<std::string> declared_kernel_names(const std::string& source);
 
 /// The part of a build error message that quotes `source` around the lines `log` reports.
 CLFORGE_API std::string quote_error_lines(const std::string& log, const std::string& source);

@@ -1,14 +1,52 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/queue.hpp"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 namespace clforge {
 
 namespace detail {
+
+namespace {
+// Every living queue of the process, so that exit() can wait for what they still run. Never
+// destroyed: it must outlive every queue, including those in static objects.
+struct living_queues {
+  std::mutex mutex;
+  std::multiset<cl_command_queue> queues;  // a queue wrapped twice is here twice
+};
+living_queues& living() {
+  static living_queues* all = new living_queues;
+  return *all;
+}
+
+// exit() (and a return from main) runs the exiting thread's thread_local destructors first,
+// then atexit handlers and static destructors in reverse order of registration, the driver's
+// among them: LLVM registers some of its static objects only when it first compiles, often
+// after clforge's own objects. A command still running then (or still being compiled: PoCL
+// compiles a kernel on its worker thread at its first launch) crashed the process inside LLVM.
+// So the main thread's exit finishes every living queue before anything else goes.
+struct exit_guard {
+  const bool main_thread = ::getpid() == static_cast<pid_t>(::syscall(SYS_gettid));
+  ~exit_guard() {
+    if (!main_thread) return;  // a thread ending: the process goes on
+    living_queues& all = living();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    for (cl_command_queue q : all.queues) clFinish(q);
+  }
+};
+thread_local exit_guard guard_of_this_thread;
+
+void arm_exit_guard() {
+  (void)guard_of_this_thread.main_thread;  // constructs it in this thread
+}
+}  // namespace
 
 struct queue_state {
   struct entry {
@@ -19,10 +57,25 @@ struct queue_state {
   std::mutex mutex;
   std::map<const void*, entry> attachments;  // by owner
 
-  // Attachments hold pooled buffers the queue's last commands may still use: they go back to
-  // the pool (and so to other queues) only once those commands have finished.
+  explicit queue_state(cl::CommandQueue q) : handle(std::move(q)) {
+    arm_exit_guard();
+    living_queues& all = living();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    all.queues.insert(handle());
+  }
+  queue_state(const queue_state&) = delete;
+  queue_state& operator=(const queue_state&) = delete;
+
+  // The last handle of a queue waits for its commands: nothing it enqueued runs after the queue
+  // is gone (and so after the program that enqueued it may have ended), and the pooled buffers
+  // its attachments hold go back to the pool (and so to other queues) only once unused.
   ~queue_state() {
-    if (!attachments.empty() && handle()) clFinish(handle());
+    {
+      living_queues& all = living();
+      std::lock_guard<std::mutex> lock(all.mutex);
+      all.queues.erase(all.queues.find(handle()));
+    }
+    clFinish(handle());
   }
 };
 
@@ -138,6 +191,7 @@ void throw_set_arg_error(const kernel_state& k, cl_uint index, cl_int code) {
 
 event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndrange& range,
                      bool want_event) {
+  arm_exit_guard();  // this thread may be the one that calls exit()
   const bool has_offset = range.offset[0] || range.offset[1] || range.offset[2];
   cl_event raw = nullptr;
   const bool driver_local = range.local[0] == 0;  // resolve_range left the choice to the driver
@@ -162,16 +216,15 @@ event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndran
 
 }  // namespace detail
 
-queue::queue(const context& ctx) : ctx_(ctx), state_(std::make_shared<detail::queue_state>()) {
+queue::queue(const context& ctx) : ctx_(ctx) {
   handle_ = detail::translate_cl_errors(
       [&] { return cl::CommandQueue(ctx.cl(), ctx.device(), CL_QUEUE_PROFILING_ENABLE); },
       "creating a command queue on " + ctx.info().name);
-  state_->handle = handle_;
+  state_ = std::make_shared<detail::queue_state>(handle_);
 }
 
 queue::queue(const context& ctx, const cl::CommandQueue& existing)
-    : ctx_(ctx), handle_(existing), state_(std::make_shared<detail::queue_state>()) {
-  state_->handle = handle_;
+    : ctx_(ctx), handle_(existing), state_(std::make_shared<detail::queue_state>(existing)) {
   cl_context owner = detail::translate_cl_errors(
       [&] { return existing.getInfo<CL_QUEUE_CONTEXT>()(); }, "wrapping a command queue");
   if (owner != ctx.get())

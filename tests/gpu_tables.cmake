@@ -10,7 +10,8 @@
 # below the templates or the tools, and would only repeat themselves.
 set(CLFORGE_GPU_TABLE_EXCLUDED
     test_build_errors test_cache_security test_defects_runtime test_device_selection test_faults
-    test_fuzz_regressions test_launcher test_memory_pool_interop test_program_cache test_signature
+    test_fuzz_regressions test_launcher test_log test_memory_pool_interop test_program_cache
+    test_signature
     test_smoke test_tuner test_tuning)
 # (CTest's ENVIRONMENT is a list: the ';' between CLFORGE_TUNE's parts is escaped.)
 set(CLFORGE_GPU_TABLES generic nvidia)

@@ -34,15 +34,19 @@ if(TARGET clforge_mpi)
 endif()
 
 # Package test for clforge::mpi: install, then a downstream project finds the mpi component and
-# runs a distributed sum (its own work directory, beside tests/package.cmake's).
+# runs a distributed sum (its own work directory, beside tests/package.cmake's); the same with
+# pkg-config (clforge-mpi.pc) under -Werror.
 if(TARGET clforge_mpi)
+  find_program(CLFORGE_PKG_CONFIG pkg-config)   # Debian: pkg-config
   add_test(NAME mpi_package_consumer
     COMMAND ${CMAKE_COMMAND}
       -DBUILD_DIR=${PROJECT_BINARY_DIR}
       -DCONSUMER_SOURCE=${CMAKE_CURRENT_SOURCE_DIR}/mpi/consumer
       -DWORK_DIR=${PROJECT_BINARY_DIR}/mpi-package-test
-      -DMPIEXEC=${MPIEXEC_EXECUTABLE}
+      -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DPKG_CONFIG=${CLFORGE_PKG_CONFIG}
+      -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DCXX=${CMAKE_CXX_COMPILER}
       -P ${CMAKE_CURRENT_SOURCE_DIR}/mpi/consumer/package_test.cmake)
   set_tests_properties(mpi_package_consumer PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
-                                                       TIMEOUT 600 RESOURCE_LOCK clforge_mpi)
+                                                       TIMEOUT 600
+                                                       RESOURCE_LOCK "clforge_mpi;clforge_install_manifest")
 endif()

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,30 +28,54 @@ struct probe_result {
   }
 };
 
-/// `env` is prepended to the command ("A=b C=d"); `flags` go before NAME COUNT.
-inline probe_result run_probe(const std::string& env, const std::string& flags,
-                              const std::string& name, int count) {
-  namespace fs = std::filesystem;
-  const fs::path err_file =
-      fs::temp_directory_path() / ("clforge-probe-err-" + std::to_string(::getpid()));
+/// A probe started by start_probe; finish_probe waits for it.
+struct running_probe {
+  FILE* pipe = nullptr;
+  std::filesystem::path err_file;
+};
+
+/// Starts the probe: `env` is prepended to the command ("A=b C=d"); `flags` go before NAME
+/// COUNT. Several may run at once.
+inline running_probe start_probe(const std::string& env, const std::string& flags,
+                                 const std::string& name, int count) {
+  static int started = 0;
+  running_probe p;
+  p.err_file =
+      std::filesystem::temp_directory_path() /
+      ("clforge-probe-err-" + std::to_string(::getpid()) + "-" + std::to_string(started++));
   // `timeout`: a probe that hangs (e.g. on a FIFO planted as an entry) fails the test instead.
   const std::string command = "env " + env + " timeout 120 " CLFORGE_RELIABILITY_PROBE " " + flags +
-                              " " + name + " " + std::to_string(count) + " 2>" + err_file.string();
+                              " " + name + " " + std::to_string(count) + " 2>" +
+                              p.err_file.string();
+  p.pipe = ::popen(command.c_str(), "r");
+  return p;
+}
+
+/// Waits for a probe and reads what it said.
+inline probe_result finish_probe(running_probe& p) {
   probe_result r;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+  if (p.pipe) {
     char line[512] = {};
-    if (std::fgets(line, sizeof line, pipe))
+    if (std::fgets(line, sizeof line, p.pipe))
       std::sscanf(line, "compiles=%d disk_hits=%d disk_writes=%d disk_rejects=%d ok=%d",
                   &r.compiles, &r.disk_hits, &r.disk_writes, &r.disk_rejects, &r.ok);
-    int status = ::pclose(pipe);
+    int status = ::pclose(p.pipe);
+    p.pipe = nullptr;
     r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-  std::ifstream in(err_file);
+  std::ifstream in(p.err_file);
   std::stringstream text;
   text << in.rdbuf();
   r.err = text.str();
-  fs::remove(err_file);
+  std::filesystem::remove(p.err_file);
   return r;
+}
+
+/// start_probe, then finish_probe.
+inline probe_result run_probe(const std::string& env, const std::string& flags,
+                              const std::string& name, int count) {
+  running_probe p = start_probe(env, flags, name, count);
+  return finish_probe(p);
 }
 
 /// A fresh directory for one test's cache (removed at the end); `path` itself does not exist.

@@ -26,6 +26,7 @@
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
+#include "program_cache.hpp"
 #include "shared_device.hpp"
 
 namespace cf = clforge;
@@ -342,6 +343,77 @@ TEST(kernel_names, names_longer_than_the_limit_are_refused) {
                        {"clCreateKernel", "CL_INVALID_KERNEL_NAME"});
 }
 
+// PoCL names a file `<kernel name>.so` in its kernel cache and aborted the process when that
+// name passed the file-name limit (kernel names of 253 characters and more, when the program
+// cache read the binaries). Every path that builds a program refuses such names first; on the
+// old code the child process died, so the cases run there.
+TEST(kernel_names, long_names_in_any_built_source_are_an_error_never_an_abort) {
+  if (!in_child()) {
+    EXPECT_EQ(run_self("kernel_names.long_names_in_any_built_source_are_an_error_never_an_abort",
+                       {"CLFORGE_DEFECTS_CHILD=1"}),
+              0);
+    return;
+  }
+  const std::string body = "(global int* x) { x[get_global_id(0)] = 5; }\n";
+  for (std::size_t length = 249; length <= 300; ++length) {
+    const std::string name(length, 'n'), size = std::to_string(length) + " characters";
+    // Raw source, with the comment and attribute forms the name check must see through.
+    EXPECT_CLFORGE_ERROR(ctx().build("kernel void " + name + body),
+                         {"context::build", size, "at most 200"});
+    EXPECT_CLFORGE_ERROR(ctx().build("/* kernel void short_name( */ __kernel "
+                                     "__attribute__((reqd_work_group_size(1, 1, 1))) void " +
+                                     name + body),
+                         {"context::build", size});
+    // A template's own name, and a kernel its preamble declares.
+    cf::kernel_options o;
+    o.name = name;
+    EXPECT_CLFORGE_ERROR(cf::elementwise_kernel(ctx(), "global int* y", "y[i] = 1", o),
+                         {"elementwise_kernel", size, "at most 128"});
+    cf::kernel_options with_preamble;
+    with_preamble.preamble = "kernel void " + name + body;
+    EXPECT_CLFORGE_ERROR(cf::elementwise_kernel(ctx(), "global int* y", "y[i] = 1", with_preamble),
+                         {"elementwise_kernel", "context::build", size});
+    // The tuner's custom kernels.
+    cf::tuner::kernel_space space;
+    space.source = "kernel void " + name + body;
+    space.kernel_name = name;
+    space.parameters = {{"UNUSED", {"0"}}};
+    space.launch = [](const cf::queue&, const cf::kernel&, const cf::tuner::point&) {
+      return cf::event();
+    };
+    space.check = [](const cf::queue&, const cf::tuner::point&) { return true; };
+    EXPECT_CLFORGE_ERROR(cf::tuner::tune(q(), space), {"clforge::tuner::tune", size});
+  }
+  // A name made by a macro is seen only by the compiler: the built program's kernel names are
+  // checked before anything reads its binaries.
+  for (std::size_t length : {252, 253, 255, 300}) {
+    const std::string name(length, 'm');
+    EXPECT_CLFORGE_ERROR(ctx().build("#define NAME " + name + "\nkernel void NAME" + body),
+                         {"context::build", std::to_string(length) + " characters"});
+  }
+  // The longest accepted name builds and runs.
+  const std::string longest(cf::max_kernel_name_length, 'k');
+  cf::program p = ctx().build("kernel void " + longest + body);
+  cf::array<int> x(q(), 2);
+  q().launch(p.kernel(longest), cf::ndrange(2), x);
+  EXPECT_EQ(x.to_host(q()), (std::vector<int>{5, 5}));
+}
+
+TEST(kernel_names, declared_names_are_read_outside_comments_and_literals) {
+  using cf::detail::declared_kernel_names;
+  EXPECT_EQ(declared_kernel_names("kernel void a(global int* x) {}\n__kernel void b() {}"),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(declared_kernel_names("// kernel void c()\n/* kernel void d() */ constant char* s = "
+                                  "\"kernel void e()\"; kernel void f() {}"),
+            (std::vector<std::string>{"f"}));
+  EXPECT_EQ(declared_kernel_names("__kernel __attribute__((reqd_work_group_size(64, 1, 1))) "
+                                  "void g(global float* y) {}"),
+            (std::vector<std::string>{"g"}));
+  EXPECT_EQ(declared_kernel_names("void helper(int kernel_size) {}"), std::vector<std::string>{});
+  EXPECT_EQ(declared_kernel_names("kernel void h("), (std::vector<std::string>{"h"}));
+  EXPECT_EQ(declared_kernel_names("/* unterminated kernel void i("), std::vector<std::string>{});
+}
+
 TEST(scalar_range, a_finite_value_too_large_for_float_is_refused) {
   cf::elementwise_kernel set(ctx(), "float v, global float* y", "y[i] = v");
   cf::array<float> y(q(), 2);
@@ -448,14 +520,22 @@ TEST_F(disk_cache, an_entry_with_a_huge_size_is_deleted_unread) {
 TEST_F(disk_cache, stale_temporaries_are_removed_when_the_directory_is_opened) {
   const fs::path stale = dir / "0123456789abcdef0123456789abcdef.clbin.tmp.4242.0";
   const fs::path fresh = dir / "0123456789abcdef0123456789abcdef.clbin.tmp.4243.0";
+  // Build claims (see program_cache.cpp) left by a process killed while it built.
+  const fs::path stale_lock = dir / "00000000000000000000000000000001.clbin.lock";
+  const fs::path fresh_lock = dir / "00000000000000000000000000000002.clbin.lock";
   std::ofstream(stale) << "partial";
   std::ofstream(fresh) << "partial";
+  std::ofstream{stale_lock};
+  std::ofstream{fresh_lock};
   struct utimbuf old_times {};
   old_times.actime = old_times.modtime = std::time(nullptr) - 3600;
   ASSERT_EQ(::utime(stale.c_str(), &old_times), 0);
+  ASSERT_EQ(::utime(stale_lock.c_str(), &old_times), 0);
   cf::context c = cf::context::create_default();
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(fresh));  // may belong to a process writing right now
+  EXPECT_FALSE(fs::exists(stale_lock));
+  EXPECT_TRUE(fs::exists(fresh_lock));
 }
 
 TEST_F(disk_cache, an_entry_replaced_by_a_directory_is_skipped_and_the_cache_stays_on) {

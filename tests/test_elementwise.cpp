@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "shared_device.hpp"
 #include "tune_env.hpp"
 
@@ -160,6 +162,49 @@ TEST(elementwise, ranges_and_slices) {
     ASSERT_EQ(got, want) << "range start " << t.r.start << " stop " << t.r.stop << " step "
                          << t.r.step;
   }
+}
+
+// Ranges and slices whose bounds or steps lie at the ends of int64: no arithmetic overflows,
+// the indices are Python's, and a range past the arrays is a clear error.
+TEST(elementwise, ranges_and_slices_at_the_ends_of_int64) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  cf::kernel_options o;
+  o.name = "mark_extreme";
+  cf::elementwise_kernel mark(ctx(), "global int* y, int v", "y[i] += v", o);
+  const std::size_t n = 100;
+  struct c {
+    cf::index_range r;
+    std::vector<std::size_t> want;
+  };
+  const std::vector<c> cases = {
+      {cf::range(0, kMax, kMax), {0}},
+      {cf::range(5, -1, kMin), {5}},
+      {cf::range(99, -1, -kMax), {99}},
+      {cf::range(7, 8, kMax), {7}},
+      {cf::slice(0, kMax, kMax), {0}},
+      {cf::slice(-kMax, kMax, kMax / 2), {0}},
+      {cf::slice(kMax, -kMax, -kMax), {99}},
+      {cf::slice(kMax, -kMax, kMin / 2), {99}},
+      {cf::slice(3, kMax, kMax), {3}},
+      {cf::slice(kMax, kMax, 1), {}},
+      {cf::slice(-kMax, -kMax, -1), {}},
+      {cf::slice(cf::slice_none, cf::slice_none, -kMax), {99}},
+  };
+  for (const auto& t : cases) {
+    SCOPED_TRACE(testing::Message() << "start " << t.r.start << " stop " << t.r.stop << " step "
+                                    << t.r.step << (t.r.is_slice ? " slice" : " range"));
+    auto y = cf::array<int>::from_host(q(), std::vector<int>(n, 0));
+    mark(q(), t.r, y, 1);
+    std::vector<int> want(n, 0);
+    for (std::size_t i : t.want) want[i] = 1;
+    EXPECT_EQ(y.to_host(q()), want);
+  }
+  auto y = cf::array<int>::from_host(q(), std::vector<int>(n, 0));
+  for (cf::index_range r : {cf::range(kMax, -1, -1), cf::range(0, kMax), cf::range(kMax - 1, kMax),
+                            cf::range(kMax, kMax - 3, -1), cf::range(0, kMax, kMax / 2)})
+    EXPECT_CLFORGE_ERROR(mark(q(), r, y, 1), {"mark_extreme", "100 elements"});
+  EXPECT_EQ(y.to_host(q()), std::vector<int>(n, 0));
 }
 
 TEST(elementwise, gpu_variants_with_slices_and_the_index) {

@@ -473,6 +473,86 @@ TEST(Expressions, ViewsWithNegativeStepsCompose) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hy[i], i % 2 ? -hx[i - 1] : hx[i]) << i;
 }
 
+namespace {
+// Python's base[start:stop:step] of a list of buffer indices (start and stop slice_none:
+// omitted; the step is a number). Computed in 128 bits: no bound or step overflows.
+std::vector<std::int64_t> python_slice(const std::vector<std::int64_t>& base, std::int64_t start,
+                                       std::int64_t stop, std::int64_t step) {
+  using wide = __int128;
+  const wide len = static_cast<wide>(base.size());
+  const wide lower = step < 0 ? -1 : 0, upper = step < 0 ? len - 1 : len;
+  auto clamp = [&](std::int64_t v, wide omitted) {
+    if (v == cf::slice_none) return omitted;
+    wide b = v;
+    if (b < 0) {
+      b += len;
+      if (b < lower) b = lower;
+    } else if (b > upper) {
+      b = upper;
+    }
+    return b;
+  };
+  const wide first = clamp(start, step < 0 ? upper : lower);
+  const wide end = clamp(stop, step < 0 ? lower : upper);
+  std::vector<std::int64_t> out;
+  for (wide k = first; step > 0 ? k < end : k > end; k += step)
+    out.push_back(base[static_cast<std::size_t>(k)]);
+  return out;
+}
+}  // namespace
+
+// Steps and bounds at the ends of int64 (INT64_MIN as a step is a step, not an omitted one):
+// views and views of views select Python's elements, and read them.
+TEST(Expressions, ViewsWithExtremeStepsAndBoundsFollowPython) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  // The reported case: an empty view, as x[0:10:-2**63] is in Python.
+  auto ten = cf::array<cl_int>::from_host(q(), std::vector<cl_int>(10, 1));
+  EXPECT_EQ(ten.view(0, 10, kMin).size(), 0u);
+  EXPECT_EQ(ten.view(0, 10, -kMax).size(), 0u);
+  EXPECT_EQ(ten.view(cf::slice_none, cf::slice_none, kMin).size(), 1u);
+  const std::int64_t steps[] = {kMin, -kMax, kMin / 2, -11, -10, -9,       -3,  -1,
+                                1,    2,     9,        10,  11,  kMax / 2, kMax};
+  const std::int64_t bounds[] = {cf::slice_none, -kMax, -11, -10, -1, 0, 3, 9, 10, 11, kMax};
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(10)}) {
+    auto hx = random_values<cl_int>(n, 21, -1000, 1000);
+    auto x = cf::array<cl_int>::from_host(q(), hx);
+    std::vector<std::int64_t> all(n);
+    for (std::size_t k = 0; k < n; ++k) all[k] = std::int64_t(k);
+    // The array itself and views of it, each with the buffer indices it shows.
+    std::vector<std::pair<cf::array_view<cl_int>, std::vector<std::int64_t>>> bases = {
+        {x.view(cf::slice_none, cf::slice_none), all},
+        {x.view(cf::slice_none, cf::slice_none, -1),
+         python_slice(all, cf::slice_none, cf::slice_none, -1)},
+        {x.view(1, cf::slice_none, 2), python_slice(all, 1, cf::slice_none, 2)},
+        {x.view(0, 10, kMin), python_slice(all, 0, 10, kMin)},
+        {x.view(cf::slice_none, cf::slice_none, kMin),
+         python_slice(all, cf::slice_none, cf::slice_none, kMin)}};
+    int checked = 0;
+    for (const auto& [base, base_indices] : bases) {
+      ASSERT_EQ(base.size(), base_indices.size()) << "n=" << n;
+      for (std::int64_t step : steps)
+        for (std::int64_t start : bounds)
+          for (std::int64_t stop : bounds) {
+            SCOPED_TRACE(testing::Message() << "n=" << n << " base of " << base.size() << " ["
+                                            << start << ":" << stop << ":" << step << "]");
+            const std::vector<std::int64_t> want = python_slice(base_indices, start, stop, step);
+            const cf::array_view<cl_int> v = base.view(start, stop, step);
+            ASSERT_EQ(v.size(), want.size());
+            if (want.empty()) continue;
+            std::vector<cl_int> values;
+            for (std::int64_t k : want) values.push_back(hx[std::size_t(k)]);
+            // Element k of the view is buffer element first + k * step.
+            for (std::size_t k = 0; k < want.size(); ++k)
+              ASSERT_EQ(v.first() + std::int64_t(k) * v.step(), want[k]) << "k=" << k;
+            ASSERT_EQ(cf::eval(q(), v * 1).to_host(q()), values);
+            ++checked;
+          }
+    }
+    if (n == 10) EXPECT_GT(checked, 1000);
+  }
+}
+
 // Reductions of expressions: sum, dot, min, max, reduce; sizes 0, 1, tile +- 1.
 TEST(Expressions, FusedReductions) {
   for (std::size_t n : kSizes) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// clforge::histogram and histogram_kernel against a host loop with the same arithmetic: exact
-// counts, values on bin borders, outside values and NaNs ignored, privatised and global-atomic
-// counting.
+// clforge::histogram against numpy.histogram's rule written out in C++ (values on, above and
+// below every bin edge, outside values and NaNs ignored) and histogram_kernel against host loops
+// (privatised and global-atomic counting, views).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -20,15 +23,38 @@ using clforge_test::q;
 
 namespace {
 
+// numpy.histogram(x, bins, range=(lo, hi)) for x of type T, written out as numpy computes it:
+// the edges are np.linspace(lo, hi, bins + 1) (k * step + lo in double, step = (hi - lo) / bins,
+// the last edge hi) cast to T; a value's bin is estimated as int(((x - lo) / (hi - lo)) * bins)
+// in T (hi - lo taken in double, then T), the estimate bins is bins - 1, then it moves down one
+// if x < edge[b] and up one if x >= edge[b + 1] (not past the last bin, which holds hi). Values
+// outside [lo, hi] and NaNs are dropped.
 template <class T>
-std::vector<cl_uint> host_histogram(const std::vector<T>& x, std::size_t bins, T lo, T hi) {
+std::vector<T> numpy_edges(std::size_t bins, T lo, T hi) {
+  const double delta = double(hi) - double(lo), step = delta / double(bins);
+  std::vector<T> edges(bins + 1);
+  for (std::size_t k = 0; k < bins; ++k) {
+    // Two roundings, as numpy's multiply then add (volatile: no fused multiply-add).
+    volatile double product = step == 0 ? double(k) / double(bins) * delta : double(k) * step;
+    edges[k] = static_cast<T>(product + double(lo));
+  }
+  edges[bins] = hi;
+  return edges;
+}
+
+template <class T>
+std::vector<cl_uint> numpy_histogram(const std::vector<T>& x, std::size_t bins, T lo, T hi) {
+  const std::vector<T> edges = numpy_edges(bins, lo, hi);
+  const T denom = static_cast<T>(double(hi) - double(lo));
+  const long long last = static_cast<long long>(bins) - 1;
   std::vector<cl_uint> counts(bins, 0);
-  const T scale = static_cast<T>(bins) / (hi - lo);
   for (T v : x) {
     if (!(v >= lo && v <= hi)) continue;
-    const T scaled = (v - lo) * scale;  // in T, as the kernel computes
-    const long long b = static_cast<long long>(scaled);
-    ++counts[b < static_cast<long long>(bins) ? b : bins - 1];
+    long long b = static_cast<long long>(((v - lo) / denom) * static_cast<T>(bins));
+    if (b == last + 1) b = last;
+    if (v < edges[std::size_t(b)]) --b;
+    if (b != last && v >= edges[std::size_t(b) + 1]) ++b;
+    ++counts[std::size_t(b)];
   }
   return counts;
 }
@@ -63,7 +89,7 @@ std::vector<T> values_with_borders(std::size_t n, std::size_t bins, T lo, T hi, 
 
 }  // namespace
 
-TEST(histogram, float_counts_match_a_host_loop_including_bin_borders) {
+TEST(histogram, float_counts_match_numpy_including_bin_borders) {
   for (std::size_t bins :
        {std::size_t(1), std::size_t(4), std::size_t(256), std::size_t(1000), std::size_t(10000)}) {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(255), std::size_t(100003)}) {
@@ -72,7 +98,7 @@ TEST(histogram, float_counts_match_a_host_loop_including_bin_borders) {
       auto x = values_with_borders<float>(n, bins, lo, hi, unsigned(n + bins));
       auto d_x = cf::array<float>::from_host(q(), x);
       EXPECT_EQ(cf::histogram(q(), d_x, bins, lo, hi).to_host(q()),
-                host_histogram(x, bins, lo, hi));
+                numpy_histogram(x, bins, lo, hi));
     }
   }
 }
@@ -89,7 +115,7 @@ TEST(histogram, double_values) {
   auto x = values_with_borders<double>(50001, 300, 1e-3, 2.0, 3);
   auto d_x = cf::array<double>::from_host(q(), x);
   EXPECT_EQ(cf::histogram(q(), d_x, 300, 1e-3, 2.0).to_host(q()),
-            host_histogram(x, 300, 1e-3, 2.0));
+            numpy_histogram(x, 300, 1e-3, 2.0));
 }
 
 TEST(histogram_kernel, top_byte_and_out_of_range_bins_ignored) {
@@ -159,7 +185,122 @@ TEST(histogram_kernel, array_views_count_the_elements_they_show) {
     if (k < 2) break;
   }
   EXPECT_EQ(cf::histogram(q(), d_f.view(19999, cf::slice_none, -2), 50, -1.0f, 1.0f).to_host(q()),
-            host_histogram(every_other, 50, -1.0f, 1.0f));
+            numpy_histogram(every_other, 50, -1.0f, 1.0f));
+}
+
+// ---- numpy.histogram's bins -------------------------------------------------------------------
+
+namespace {
+
+// Every edge (numpy's, and lo + k * width in T), each with its neighbours above and below; lo
+// and hi with theirs; NaN and the infinities; then random values over and around [lo, hi].
+template <class T>
+std::vector<T> values_at_the_edges(std::size_t bins, T lo, T hi, std::size_t random,
+                                   unsigned seed) {
+  std::vector<T> x;
+  const T inf = std::numeric_limits<T>::infinity();
+  const T width = (hi - lo) / static_cast<T>(bins);
+  for (std::size_t k = 0; k <= bins; ++k)
+    for (T e : {numpy_edges(bins, lo, hi)[k], lo + width * static_cast<T>(k)})
+      for (T v : {e, std::nextafter(e, inf), std::nextafter(e, -inf)}) x.push_back(v);
+  for (T v : {std::numeric_limits<T>::quiet_NaN(), inf, -inf, lo, hi}) x.push_back(v);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(double(lo) - 0.05 * (double(hi) - double(lo)),
+                                           double(hi) + 0.05 * (double(hi) - double(lo)));
+  for (std::size_t k = 0; k < random; ++k) x.push_back(static_cast<T>(u(rng)));
+  std::shuffle(x.begin(), x.end(), rng);
+  return x;
+}
+
+template <class T>
+void check_numpy_bins() {
+  struct case_ {
+    T lo, hi;
+    std::size_t bins;
+  };
+  const case_ cases[] = {{T(-2.5), T(7.25), 7},
+                         {T(0), T(1), 10},
+                         {T(0.1), T(0.7), 3},
+                         {T(-1e-3), T(1e4), 1000},
+                         {T(1), T(1) + T(1) / T(1 << 16), 100},
+                         {T(-3), T(3), 256},
+                         {T(0), T(1), 1},
+                         {T(1e-30), T(3e-30), 77},
+                         {T(-1e6), T(-1e6) + T(1000), 4097}};
+  for (const case_& c : cases) {
+    SCOPED_TRACE(testing::Message() << "bins=" << c.bins << " lo=" << c.lo << " hi=" << c.hi);
+    const std::vector<T> x = values_at_the_edges(c.bins, c.lo, c.hi, 20000, unsigned(c.bins));
+    auto d_x = cf::array<T>::from_host(q(), x);
+    const std::vector<cl_uint> got = cf::histogram(q(), d_x, c.bins, c.lo, c.hi).to_host(q());
+    const std::vector<cl_uint> want = numpy_histogram(x, c.bins, c.lo, c.hi);
+    std::size_t first = c.bins;
+    for (std::size_t b = 0; b < c.bins && first == c.bins; ++b)
+      if (got[b] != want[b]) first = b;
+    EXPECT_EQ(first, c.bins) << "first differing bin: " << got[first] << " counted, numpy "
+                             << want[first];
+  }
+}
+
+}  // namespace
+
+TEST(histogram, float_bins_are_numpys_at_and_next_to_every_edge) {
+  check_numpy_bins<float>();
+}
+
+TEST(histogram, double_bins_are_numpys_at_and_next_to_every_edge) {
+  if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64";
+  check_numpy_bins<double>();
+}
+
+// Values just below an edge that floor((x - lo) * bins / (hi - lo)) puts one bin up, with the
+// counts numpy 2.4 gave for them (np.histogram(np.float32 array, bins, range=(lo, hi))): a pin
+// that the reference above is numpy's, and the device with it.
+TEST(histogram, values_below_an_edge_count_where_numpy_counts_them) {
+  const std::vector<float> a = {-1.1071429252624512f, 0.2857142686843872f, 1.678571343421936f,
+                                3.0714282989501953f,  4.464285373687744f,  5.857142448425293f};
+  const std::vector<cl_uint> numpy_a = {1, 1, 1, 1, 1, 1, 0};
+  EXPECT_EQ(numpy_histogram(a, 7, -2.5f, 7.25f), numpy_a);
+  EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), a), 7, -2.5f, 7.25f).to_host(q()),
+            numpy_a);
+  const std::vector<float> b = {0.29999998211860657f, 0.4999999701976776f};
+  const std::vector<cl_uint> numpy_b = {1, 1, 0};
+  EXPECT_EQ(numpy_histogram(b, 3, 0.1f, 0.7f), numpy_b);
+  EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), b), 3, 0.1f, 0.7f).to_host(q()),
+            numpy_b);
+}
+
+// Threads on their own queues, each with its own range and bins (each call uploads its edges
+// to a temporary of its queue), against the numpy rule.
+TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
+  constexpr int kThreads = 3;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      cf::queue mine(ctx());
+      for (int round = 0; round < 8; ++round) {
+        const std::size_t bins = 5 + std::size_t(t) * 40 + std::size_t(round) * 13;
+        const float lo = -1.5f - float(t), hi = 2.25f + float(round);
+        const std::vector<float> x = values_at_the_edges(bins, lo, hi, 3000, unsigned(t + round));
+        auto d_x = cf::array<float>::from_host(mine, x);
+        if (cf::histogram(mine, d_x, bins, lo, hi).to_host(mine) !=
+            numpy_histogram(x, bins, lo, hi)) {
+          failures[t] = "thread " + std::to_string(t) + " round " + std::to_string(round);
+          return;
+        }
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+}
+
+// numpy refuses bins narrower than the value type resolves (two edges equal): so does clforge.
+TEST(histogram, more_bins_than_the_range_resolves_is_a_clear_error) {
+  auto x = cf::array<float>::from_host(q(), std::vector<float>{1.0f, 1.0000001f});
+  EXPECT_CLFORGE_ERROR(cf::histogram(q(), x, 100, 1.0f, 1.0f + 1.0f / (1 << 20)),
+                       {"histogram", "100 bins", "edges", "float"});
+  EXPECT_EQ(cf::histogram(q(), x, 8, 1.0f, 1.0f + 1.0f / (1 << 20)).to_host(q()),
+            (std::vector<cl_uint>{1, 1, 0, 0, 0, 0, 0, 0}));
 }
 
 TEST(histogram, bad_input_is_a_clear_error) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -142,7 +144,116 @@ TEST(radix_sort_kernel, array_views_are_sorted_in_place) {
   // Permuted views of different lengths are refused.
   auto d_k = cf::array<cl_uint>::from_host(q(), keys);
   auto d_q = cf::array<cl_uint>::from_host(q(), payload);
-  EXPECT_CLFORGE_ERROR(by_key(q(), d_k.view(0, 100), d_q.view(0, 99)), {"radix_sort", "one length"});
+  EXPECT_CLFORGE_ERROR(by_key(q(), d_k.view(0, 100), d_q.view(0, 99)),
+                       {"radix_sort", "one length"});
+}
+
+namespace {
+// The order clforge::sort gives floating-point keys: IEEE total order with every NaN equal and
+// last (-0 before +0), stable.
+template <class F>
+bool float_key_less(F a, F b) {
+  const bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return !an && bn;
+  if (a == b) return std::signbit(a) && !std::signbit(b);
+  return a < b;
+}
+
+template <class F>
+std::vector<F> float_keys(std::size_t n, unsigned seed) {
+  using lim = std::numeric_limits<F>;
+  const F specials[] = {lim::quiet_NaN(),
+                        -lim::quiet_NaN(),
+                        lim::infinity(),
+                        -lim::infinity(),
+                        F(0),
+                        F(-0.0),
+                        lim::denorm_min(),
+                        -lim::max(),
+                        F(1),
+                        F(-1)};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> d(0, 1e3);
+  std::vector<F> keys(n);
+  for (F& k : keys) k = rng() % 4 ? static_cast<F>(d(rng)) : specials[rng() % 10];
+  return keys;
+}
+
+// Sorts indices by a floating-point key expression (the key array itself, and an arithmetic
+// expression of it), on both algorithms, against std::stable_sort in clforge::sort's order.
+template <class F>
+void check_float_keys(unsigned key_bits) {
+  const std::string type = std::is_same_v<F, float> ? "float" : "double";
+  for (cf::sort_algorithm alg : {cf::sort_algorithm::onesweep, cf::sort_algorithm::chunked}) {
+    cf::radix_sort_options o;
+    o.algorithm = alg;
+    cf::radix_sort_kernel by_key(ctx(), "global const " + type + "* k, global uint* p", "k[i]",
+                                 {"p"}, key_bits, o);
+    cf::radix_sort_kernel by_negated(ctx(), "global const " + type + "* k, global uint* p",
+                                     "-k[i] * 2", {"p"}, key_bits, o);
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1023), std::size_t(1025),
+                          std::size_t(40001)}) {
+      SCOPED_TRACE(testing::Message()
+                   << type << " n=" << n << " "
+                   << (alg == cf::sort_algorithm::onesweep ? "onesweep" : "chunked"));
+      const std::vector<F> keys = float_keys<F>(n, unsigned(n));
+      std::vector<cl_uint> index(n);
+      std::iota(index.begin(), index.end(), 0u);
+      auto d_k = cf::array<F>::from_host(q(), keys);
+      auto d_p = cf::array<cl_uint>::from_host(q(), index);
+      by_key(q(), d_k, d_p);
+      std::vector<cl_uint> want = index;
+      std::stable_sort(want.begin(), want.end(),
+                       [&](cl_uint a, cl_uint b) { return float_key_less(keys[a], keys[b]); });
+      EXPECT_EQ(d_p.to_host(q()), want);
+      d_p.write(q(), index.data(), 0, n);
+      by_negated(q(), d_k, d_p);
+      want = index;
+      std::stable_sort(want.begin(), want.end(), [&](cl_uint a, cl_uint b) {
+        return float_key_less(F(-keys[a] * 2), F(-keys[b] * 2));
+      });
+      EXPECT_EQ(d_p.to_host(q()), want);
+      // The keys through a reversed view (the view variant of the kernels).
+      d_p.write(q(), index.data(), 0, n);
+      by_key(q(), d_k.view(cf::slice_none, cf::slice_none, -1), d_p);
+      want = index;
+      std::stable_sort(want.begin(), want.end(), [&](cl_uint a, cl_uint b) {
+        return float_key_less(keys[n - 1 - a], keys[n - 1 - b]);
+      });
+      EXPECT_EQ(d_p.to_host(q()), want);
+    }
+  }
+}
+}  // namespace
+
+TEST(radix_sort_kernel, float_keys_sort_by_their_total_order) {
+  check_float_keys<float>(32);
+}
+
+TEST(radix_sort_kernel, double_keys_sort_by_their_total_order) {
+  if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64";
+  check_float_keys<double>(64);
+}
+
+// A floating-point key has as many ordered bits as its type: other key_bits are refused at
+// construction (sorting on some of its bits would sort nothing in particular).
+TEST(radix_sort_kernel, floating_keys_with_other_key_bits_are_refused) {
+  EXPECT_CLFORGE_ERROR(cf::radix_sort_kernel(ctx(), "global const float* k, global uint* p",
+                                             "k[i] + 1.0f", {"p"}, 16),
+                       {"radix_sort_kernel \"radix_sort\"", "float", "key_bits 32", "not 16"});
+  EXPECT_CLFORGE_ERROR(
+      cf::radix_sort_kernel(ctx(), "global const float* k, global uint* p", "k[i]", {"p"}, 64),
+      {"float", "key_bits 32", "not 64"});
+  if (ctx().info().has_fp64)
+    EXPECT_CLFORGE_ERROR(
+        cf::radix_sort_kernel(ctx(), "global const double* k, global uint* p", "k[i]", {"p"}),
+        {"double", "key_bits 64", "not 32"});
+  // Integer keys keep their low key_bits bits, as before.
+  cf::radix_sort_kernel low(ctx(), "global const int* k, global uint* p", "k[i] * 3", {"p"}, 4);
+  auto d_k = cf::array<int>::from_host(q(), std::vector<int>{5, 1, 4});  // keys 15, 3, 12
+  auto d_p = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>{0, 1, 2});
+  low(q(), d_k, d_p);
+  EXPECT_EQ(d_p.to_host(q()), (std::vector<cl_uint>{1, 2, 0}));
 }
 
 TEST(radix_sort_kernel, bad_input_is_a_clear_error) {

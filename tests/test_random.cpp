@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "expect_error.hpp"
 #include "shared_device.hpp"
 
 namespace cf = clforge;
@@ -157,6 +158,29 @@ TEST(Random, IntegersExactAndInRange) {
   }
   cf::array<cl_int> one(q(), 1);
   EXPECT_THROW(cf::random::uniform<cl_int>(q(), one, 1, 5, 5), cf::error);  // empty [lo, hi)
+}
+
+// The shared check of every template (detail::require_same_context), with its message.
+TEST(Random, AnArrayOfAnotherContextIsRefused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  cf::array<float> foreign(other_q, 16);
+  cf::array<cl_uint> foreign_bits(other_q, 16);
+  const std::string same = "belongs to another OpenCL context than the queue";
+  EXPECT_CLFORGE_ERROR(cf::random::uniform(q(), foreign, 1),
+                       {"clforge::random::uniform: the array", same});
+  EXPECT_CLFORGE_ERROR(cf::random::uniform(q(), foreign_bits, 1),
+                       {"clforge::random::uniform: the array", same});
+  EXPECT_CLFORGE_ERROR(cf::random::uniform(q(), foreign, 1, 2.0f, 3.0f),
+                       {"clforge::random::uniform: the array", same});
+  EXPECT_CLFORGE_ERROR(cf::random::normal(q(), foreign, 1),
+                       {"clforge::random::normal: the array", same});
+  // The array's own queue works.
+  cf::random::uniform(other_q, foreign, 1, 2.0f, 3.0f);
+  for (float v : foreign.to_host(other_q)) {
+    EXPECT_GE(v, 2.0f);
+    EXPECT_LT(v, 3.0f);
+  }
 }
 
 TEST(Random, NormalFollowsBoxMuller) {

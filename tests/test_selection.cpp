@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -155,6 +156,39 @@ TEST(gather_scatter, out_of_range_indices_are_reported_and_not_written) {
   EXPECT_CLFORGE_ERROR(cf::scatter(q(), two, big, dst),
                        {"scatter", "indices[1] = 4", "destination of 4 elements"});
   EXPECT_EQ(dst.to_host(q()), (std::vector<int>{0, 5, 0, 0}));
+}
+
+// Arrays of another context: refused before anything is enqueued, with the message every
+// template gives (require_same_context), naming which array; nothing is written.
+TEST(gather_scatter, arrays_of_another_context_are_refused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  for (cf::bounds check : {cf::bounds::checked, cf::bounds::unchecked}) {
+    auto idx = cf::array<int>::from_host(q(), std::vector<int>{0, 1, 2});
+    auto src = cf::array<float>::from_host(q(), std::vector<float>{1, 2, 3});
+    auto dst = cf::array<float>::from_host(q(), std::vector<float>{0, 0, 0});
+    auto foreign_idx = cf::array<int>::from_host(other_q, std::vector<int>{0, 1, 2});
+    auto foreign_src = cf::array<float>::from_host(other_q, std::vector<float>{1, 2, 3});
+    auto foreign_dst = cf::array<float>::from_host(other_q, std::vector<float>{0, 0, 0});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), foreign_idx, src, dst, check),
+                         {"gather", "the indices", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), idx, foreign_src, dst, check),
+                         {"gather", "the source", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::gather(q(), idx, src, foreign_dst, check),
+                         {"gather", "the destination", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), foreign_src, idx, dst, check),
+                         {"scatter", "the source", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), src, foreign_idx, dst, check),
+                         {"scatter", "the indices", "another OpenCL context"});
+    EXPECT_CLFORGE_ERROR(cf::scatter(q(), src, idx, foreign_dst, check),
+                         {"scatter", "the destination", "another OpenCL context"});
+    EXPECT_EQ(dst.to_host(q()), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(foreign_dst.to_host(other_q), (std::vector<float>{0, 0, 0}));
+    // The same calls on the arrays' own context work.
+    cf::gather(other_q, foreign_idx, foreign_src, foreign_dst, check);
+    EXPECT_EQ(foreign_dst.to_host(other_q), (std::vector<float>{1, 2, 3}));
+  }
+  other_q.finish();
 }
 
 TEST(gather_scatter, bad_input_is_a_clear_error) {
@@ -330,4 +364,39 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
                        {"copy_if", "predicate is empty"});
   // The outputs were checked before anything ran: out still usable.
   EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", 2.5f)), 2u);
+}
+
+// Extra values that do not match the extra parameter list: the message counts and names the
+// caller's parameters only, not the selection's own (its input, output and count arrays).
+TEST(selection_extra_args, a_wrong_count_or_kind_names_only_the_extra_parameters) {
+  auto in = cf::array<float>::from_host(q(), std::vector<float>{1, 2, 3, 4});
+  cf::array<float> out(q(), 4);
+  auto mask = cf::array<cl_uchar>::from_host(q(), std::vector<cl_uchar>{1, 0, 1, 1});
+  const auto expect_only_extras = [](const std::string& message,
+                                     std::initializer_list<std::string> parts) {
+    EXPECT_TRUE(clforge_test::contains_all(message, parts));
+    for (const char* internal : {"selection_in", "selection_out", "selection_count", "scan_kernel"})
+      EXPECT_EQ(message.find(internal), std::string::npos) << message;
+  };
+  expect_only_extras(clforge_test::error_message([&] {
+                       cf::copy_if(q(), in, out, "x > limit",
+                                   cf::extra_args("float limit, int k", 1.0f));
+                     }),
+                     {"copy_if: extra_args: takes 2 argument(s) (float limit, int k), 1 given"});
+  expect_only_extras(clforge_test::error_message([&] {
+                       cf::remove_if(q(), in, out, "x > limit",
+                                     cf::extra_args("float limit", 1.0f, 2, mask));
+                     }),
+                     {"remove_if: extra_args: takes 1 argument(s) (float limit), 3 given"});
+  expect_only_extras(clforge_test::error_message([&] {
+                       cf::partition(
+                           q(), in, out, "mask[i] > limit",
+                           cf::extra_args("float limit, global const uchar* mask", mask, 1.0f));
+                     }),
+                     {"partition: extra_args: argument 1 (limit) expects a float value"});
+  expect_only_extras(
+      clforge_test::error_message([&] {
+        cf::copy_if(q(), in, out, "mask[i] > 0", cf::extra_args("global const uchar* mask", in));
+      }),
+      {"copy_if: extra_args: argument 1 (mask) expects array<uchar>", "array<float>"});
 }

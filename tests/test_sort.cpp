@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -327,6 +328,112 @@ TEST(sort, a_scratch_makes_repeated_sorts_allocate_nothing) {
   }
 }
 
+// One scratch shared by sorts on several queues of one context: each sort waits on the device for
+// the previous user's commands, so the shared buffers are never used by two queues at once.
+// Sizes change between sorts so that the scratch also grows while another queue may use it.
+TEST(sort, a_scratch_shared_by_threads_on_their_own_queues) {
+  constexpr int kThreads = 4, kRounds = 6;
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_scratch scratch;
+    std::vector<int> wrong(kThreads, 0);
+    std::vector<std::string> errors(kThreads);
+    auto worker = [&](int t) {
+      try {
+        cf::queue own(ctx());
+        for (int round = 0; round < kRounds; ++round) {
+          const std::size_t n = 20000 + std::size_t(t) * 7919 + std::size_t(round) * 15013;
+          std::vector<std::uint32_t> host =
+              make_keys<std::uint32_t>(n, pattern::random, std::uint64_t(t * 100 + round));
+          std::vector<std::uint32_t> values(n);
+          std::iota(values.begin(), values.end(), 0u);
+          auto keys = cf::array<std::uint32_t>::from_host(own, host);
+          auto vals = cf::array<std::uint32_t>::from_host(own, values);
+          cf::sort_options o;
+          o.algorithm = alg;
+          o.scratch = &scratch;
+          cf::sort_by_key(own, keys, vals, o);
+          const std::vector<std::uint32_t> got = keys.to_host(own);
+          const std::vector<std::uint32_t> order = vals.to_host(own);
+          std::vector<std::uint32_t> want = host;
+          std::sort(want.begin(), want.end());
+          bool ok = got == want;
+          for (std::size_t i = 0; ok && i < n; ++i) ok = order[i] < n && host[order[i]] == got[i];
+          wrong[t] += !ok;
+        }
+      } catch (const std::exception& e) {
+        errors[t] = e.what();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(worker, t);
+    for (std::thread& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_EQ(wrong[t], 0) << name_of(alg) << " thread " << t << ": wrong sorts";
+      EXPECT_EQ(errors[t], "") << name_of(alg) << " thread " << t;
+    }
+  }
+}
+
+namespace {
+// Sorts `ha` on qa and `hb` on qb, the second enqueued while the first may still run (nothing
+// waits between them on the host); how many of the two came out wrong.
+int sorts_wrong(cf::queue& qa, std::vector<std::uint32_t> ha, cf::queue& qb,
+                std::vector<std::uint32_t> hb, const cf::sort_options& o) {
+  auto a = cf::array<std::uint32_t>::from_host(qa, ha);
+  auto b = cf::array<std::uint32_t>::from_host(qb, hb);
+  cf::sort(qa, a, o);
+  cf::sort(qb, b, o);
+  std::sort(ha.begin(), ha.end());
+  std::sort(hb.begin(), hb.end());
+  return int(a.to_host(qa) != ha) + int(b.to_host(qb) != hb);
+}
+}  // namespace
+
+// One thread, two queues, one scratch: the second sort is enqueued while the first may still
+// run (nothing waits between them on the host).
+TEST(sort, a_scratch_alternating_between_two_queues) {
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_scratch scratch;
+    cf::queue first(ctx()), second(ctx());
+    cf::sort_options o;
+    o.algorithm = alg;
+    o.scratch = &scratch;
+    int wrong = 0;
+    for (int round = 0; round < 8; ++round) {
+      const std::size_t na = 30000 + std::size_t(round) * 9001,
+                        nb = 70001 - std::size_t(round) * 4999;
+      std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(na, pattern::random, round);
+      std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(nb, pattern::random, round + 50);
+      cf::queue& qa = round % 2 ? second : first;
+      cf::queue& qb = round % 2 ? first : second;
+      wrong += sorts_wrong(qa, ha, qb, hb, o);
+    }
+    EXPECT_EQ(wrong, 0) << name_of(alg);
+    first.finish(), second.finish();
+  }
+}
+
+// A scratch that moves between contexts gives its buffers back, fenced by the last sort's queue,
+// and takes new ones from the other context's pool.
+TEST(sort, a_scratch_alternating_between_two_contexts) {
+  cf::context other = cf::context::create_default();
+  cf::queue mine(ctx()), theirs(other);
+  cf::sort_scratch scratch;
+  cf::sort_options o;
+  o.algorithm = cf::sort_algorithm::chunked;
+  o.scratch = &scratch;
+  int wrong = 0;
+  for (int round = 0; round < 6; ++round) {
+    const std::size_t n = 40000 + std::size_t(round) * 7001;
+    std::vector<std::uint32_t> ha = make_keys<std::uint32_t>(n, pattern::random, round);
+    std::vector<std::uint32_t> hb = make_keys<std::uint32_t>(n + 3, pattern::random, round + 9);
+    wrong += sorts_wrong(mine, ha, theirs, hb, o);
+  }
+  EXPECT_EQ(wrong, 0);
+  scratch.release();
+  EXPECT_EQ(scratch.bytes(), 0u);
+}
+
 TEST(sort, out_of_order_queue) {
   auto ooo = clforge_test::out_of_order_queue(ctx());
   if (!ooo) GTEST_SKIP() << "the device has no out-of-order queues";
@@ -358,6 +465,98 @@ TEST(sort, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::sort(q(), bytes, o), {"bit range [0, 9)", "8 bits", "char"});
   auto same = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
   EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), same, same), {"same array"});
+}
+
+// Views are sorted in place: the elements a view shows end up in order, the others untouched;
+// strided, reversed and composed views, keys and values each an array or a view.
+TEST(sort, views_are_sorted_in_place) {
+  const std::size_t n = 30011;
+  const std::vector<std::int32_t> host = make_keys<std::int32_t>(n, pattern::few_distinct, 21);
+  struct shape {
+    std::int64_t start, stop, step;
+  };
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    for (shape sh :
+         {shape{0, 1025, 1}, shape{7, cf::slice_none, 3}, shape{cf::slice_none, cf::slice_none, -1},
+          shape{-2, 5, -4}, shape{5, 6, 1}, shape{9, 9, 1}}) {
+      SCOPED_TRACE(testing::Message()
+                   << name_of(alg) << " [" << sh.start << ":" << sh.stop << ":" << sh.step << "]");
+      auto keys = cf::array<std::int32_t>::from_host(q(), host);
+      const auto view = keys.view(sh.start, sh.stop, sh.step);
+      std::vector<std::size_t> at;
+      for (std::size_t k = 0; k < view.size(); ++k)
+        at.push_back(std::size_t(view.first() + std::int64_t(k) * view.step()));
+      // keys only
+      cf::sort_options o;
+      o.algorithm = alg;
+      cf::sort(q(), view, o);
+      std::vector<std::int32_t> shown;
+      for (std::size_t j : at) shown.push_back(host[j]);
+      std::vector<std::int32_t> want = host;
+      const std::vector<std::int32_t> sorted = reference(shown, cf::order::ascending);
+      for (std::size_t k = 0; k < at.size(); ++k) want[at[k]] = sorted[k];
+      EXPECT_EQ(keys.to_host(q()), want);
+      // descending, values in a view of another array and in a whole array
+      keys.write(q(), host.data(), 0, n);
+      std::vector<std::uint32_t> payload(n);
+      std::iota(payload.begin(), payload.end(), 0u);
+      auto values = cf::array<std::uint32_t>::from_host(q(), payload);
+      cf::sort_by_key(q(), view, values.view(sh.start, sh.stop, sh.step), cf::order::descending);
+      std::vector<std::size_t> order(at.size());
+      std::iota(order.begin(), order.end(), std::size_t(0));
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return shown[b] < shown[a]; });
+      std::vector<std::int32_t> want_keys = host;
+      std::vector<std::uint32_t> want_values = payload;
+      for (std::size_t k = 0; k < at.size(); ++k) {
+        want_keys[at[k]] = shown[order[k]];
+        want_values[at[k]] = payload[at[order[k]]];
+      }
+      EXPECT_EQ(keys.to_host(q()), want_keys);
+      EXPECT_EQ(values.to_host(q()), want_values);
+      keys.write(q(), host.data(), 0, n);
+      auto whole = cf::array<std::uint32_t>::from_host(
+          q(), std::vector<std::uint32_t>(payload.begin(), payload.begin() + at.size()));
+      cf::sort_by_key(q(), view, whole);
+      std::iota(order.begin(), order.end(), std::size_t(0));
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return shown[a] < shown[b]; });
+      std::vector<std::uint32_t> want_whole;
+      for (std::size_t k : order) want_whole.push_back(std::uint32_t(k));
+      EXPECT_EQ(whole.to_host(q()), want_whole);
+    }
+  }
+  // Keys and values as views of one array are refused (they may overlap).
+  auto both = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>(10, 1));
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), both.view(0, 5), both.view(5, 10)),
+                       {"sort_by_key", "views of one array"});
+  auto five = cf::array<std::uint32_t>(q(), 4);
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), both.view(0, 5), five), {"5 keys but 4 values"});
+}
+
+// Keys or values of another context: refused before anything is enqueued, as every template
+// refuses them.
+TEST(sort, arrays_of_another_context_are_refused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  auto keys = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>{3, 1, 2});
+  auto values = cf::array<std::uint32_t>::from_host(q(), std::vector<std::uint32_t>{0, 1, 2});
+  auto foreign_keys =
+      cf::array<std::uint32_t>::from_host(other_q, std::vector<std::uint32_t>{3, 1, 2});
+  auto foreign_values =
+      cf::array<std::uint32_t>::from_host(other_q, std::vector<std::uint32_t>{0, 1, 2});
+  for (cf::sort_algorithm alg : kAlgorithms) {
+    cf::sort_options o;
+    o.algorithm = alg;
+    EXPECT_CLFORGE_ERROR(cf::sort(q(), foreign_keys, o), {"sort", "the keys", "another OpenCL"});
+    EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), keys, foreign_values, o),
+                         {"sort_by_key", "the values", "another OpenCL"});
+    EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), foreign_keys, values, o),
+                         {"sort_by_key", "the keys", "another OpenCL"});
+  }
+  EXPECT_EQ(foreign_keys.to_host(other_q), (std::vector<std::uint32_t>{3, 1, 2}));
+  cf::sort(other_q, foreign_keys);
+  EXPECT_EQ(foreign_keys.to_host(other_q), (std::vector<std::uint32_t>{1, 2, 3}));
 }
 
 namespace {

@@ -202,9 +202,10 @@ TEST(tuner, constraints_and_bad_spaces) {
   bad = spin_space(d, {"0"}, {"0"});
   bad.check = nullptr;
   EXPECT_CLFORGE_ERROR(cf::tuner::tune(queue(), bad, quick()), {"check function"});
-  EXPECT_CLFORGE_ERROR(cf::tuner::tune_template(queue(), "sorting", 100, quick()),
-                       {"no template \"sorting\"", "saxpy, sum, scan, polygon, sort, histogram",
-                        "elementwise, reduce"});
+  EXPECT_CLFORGE_ERROR(
+      cf::tuner::tune_template(queue(), "sorting", 100, quick()),
+      {"no template \"sorting\"", "saxpy, sum, scan, polygon, sort, histogram, stencil",
+       "elementwise, reduce"});
 }
 
 // Every value a registry row's search space tries is one its policy takes: a value the policy

@@ -8,79 +8,54 @@
 #include <string>
 
 #include <clforge/clforge.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 
 namespace {
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-void print_json(const std::vector<clforge::device_info>& infos, std::size_t chosen,
-                const std::string& spec, const std::string& choice_error) {
-  std::printf("{\n  \"clforge_version\": %s,\n  \"devices\": [",
-              json_string(CLFORGE_VERSION_STRING).c_str());
-  for (std::size_t i = 0; i < infos.size(); ++i) {
-    const clforge::device_info& d = infos[i];
-    std::printf(
-        "%s\n    {\"platform_index\": %zu, \"device_index\": %zu, \"name\": %s, \"vendor\": %s, "
-        "\"platform\": %s, \"platform_version\": %s, \"driver_version\": %s, "
-        "\"opencl_c_version\": %s, \"type\": %s, \"compute_units\": %u, "
-        "\"max_work_group_size\": %zu, \"global_mem_bytes\": %zu, \"max_alloc_bytes\": %zu, "
-        "\"local_mem_bytes\": %zu, \"fp64\": %s}",
-        i ? "," : "", d.platform_index, d.device_index, json_string(d.name).c_str(),
-        json_string(d.vendor).c_str(), json_string(d.platform_name).c_str(),
-        json_string(d.platform_version).c_str(), json_string(d.driver_version).c_str(),
-        json_string(d.opencl_c_version).c_str(), json_string(d.type_name()).c_str(),
-        d.compute_units, d.max_work_group_size, d.global_mem_bytes, d.max_alloc_bytes,
-        d.local_mem_bytes, d.has_fp64 ? "true" : "false");
-  }
-  std::printf("\n  ],\n  \"device_spec\": %s,\n", json_string(spec).c_str());
-  if (chosen < infos.size())
-    std::printf("  \"chosen\": {\"platform_index\": %zu, \"device_index\": %zu},\n",
-                infos[chosen].platform_index, infos[chosen].device_index);
-  else
-    std::printf("  \"chosen\": null,\n  \"error\": %s,\n", json_string(choice_error).c_str());
-  const std::string cache = clforge::program_cache_directory();
-  std::printf("  \"cache_directory\": %s,\n  \"tuned\": [",
-              cache.empty() ? "null" : json_string(cache).c_str());
+// --json: devices, the chosen one, the cache directory and the stored policies. With no device
+// (no OpenCL platform at all, or a spec that matches nothing) the list is empty or "chosen" is
+// null, and "error" says why: the output is JSON whatever happened.
+nlohmann::json info_json(const std::vector<clforge::device_info>& infos, std::size_t chosen,
+                         const std::string& spec, const std::string& error) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const clforge::device_info& d : infos)
+    devices.push_back({{"platform_index", d.platform_index},
+                       {"device_index", d.device_index},
+                       {"name", d.name},
+                       {"vendor", d.vendor},
+                       {"platform", d.platform_name},
+                       {"platform_version", d.platform_version},
+                       {"driver_version", d.driver_version},
+                       {"opencl_c_version", d.opencl_c_version},
+                       {"type", d.type_name()},
+                       {"compute_units", d.compute_units},
+                       {"max_work_group_size", d.max_work_group_size},
+                       {"global_mem_bytes", d.global_mem_bytes},
+                       {"max_alloc_bytes", d.max_alloc_bytes},
+                       {"local_mem_bytes", d.local_mem_bytes},
+                       {"fp64", d.has_fp64}});
+  nlohmann::json out = {
+      {"clforge_version", CLFORGE_VERSION_STRING}, {"devices", devices}, {"device_spec", spec}};
+  nlohmann::json tuned = nlohmann::json::array();
   if (chosen < infos.size()) {
-    const auto tuned = clforge::tuner::stored(infos[chosen]);
-    for (std::size_t k = 0; k < tuned.size(); ++k)
-      std::printf(
-          "%s\n    {\"template\": %s, \"problem\": %s, \"policy\": %s, "
-          "\"default_seconds\": %.9g, \"tuned_seconds\": %.9g}",
-          k ? "," : "", json_string(tuned[k].primitive).c_str(),
-          json_string(tuned[k].problem).c_str(), json_string(tuned[k].policy).c_str(),
-          tuned[k].default_seconds, tuned[k].tuned_seconds);
+    out["chosen"] = {{"platform_index", infos[chosen].platform_index},
+                     {"device_index", infos[chosen].device_index}};
+    for (const auto& t : clforge::tuner::stored(infos[chosen]))
+      tuned.push_back({{"template", t.primitive},
+                       {"problem", t.problem},
+                       {"policy", t.policy},
+                       {"default_seconds", t.default_seconds},
+                       {"tuned_seconds", t.tuned_seconds}});
+  } else {
+    out["chosen"] = nullptr;
   }
-  std::printf("\n  ]\n}\n");
+  if (!error.empty()) out["error"] = error;
+  const std::string cache = clforge::program_cache_directory();
+  out["cache_directory"] = cache.empty() ? nlohmann::json(nullptr) : nlohmann::json(cache);
+  out["tuned"] = tuned;
+  return out;
 }
 
 // The policies clforge-tune stored for the chosen device (the templates use them).
@@ -110,18 +85,24 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print devices, the chosen one and the cache directory as JSON");
   if (int status = clforge_cli::parse(app, argc, argv); status >= 0) return status;
   try {
-    std::vector<clforge::device_entry> devices = clforge::list_devices();
     std::vector<clforge::device_info> infos;
-    for (const auto& d : devices) infos.push_back(d.info);
-    std::size_t chosen = infos.size();
     std::string choice_error;
     try {
-      chosen = clforge::choose_device(spec, infos);
+      for (const auto& d : clforge::list_devices()) infos.push_back(d.info);
     } catch (const clforge::error& e) {
+      if (!json) throw;  // no OpenCL platform: said below, as any failure
       choice_error = e.what();
     }
+    std::size_t chosen = infos.size();
+    if (choice_error.empty()) {
+      try {
+        chosen = clforge::choose_device(spec, infos);
+      } catch (const clforge::error& e) {
+        choice_error = e.what();
+      }
+    }
     if (json) {
-      print_json(infos, chosen, spec, choice_error);
+      std::printf("%s\n", info_json(infos, chosen, spec, choice_error).dump(2).c_str());
       return choice_error.empty() ? 0 : 1;
     }
     std::printf("%zu OpenCL device(s)\n", infos.size());

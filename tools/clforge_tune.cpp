@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // clforge-tune: searches the kernel templates' policies on one device and stores the fastest
 // in the cache directory, where the templates find them (docs/tuning.md).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -11,6 +15,7 @@
 
 #include <clforge/clforge.hpp>
 #include <clforge/tuner.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 
@@ -18,17 +23,16 @@ namespace cf = clforge;
 
 namespace {
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += std::string("\\") + c;
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out += ' ';
-    else
-      out += c;
+// --json must be writable before the search starts (minutes), not found unwritable after it.
+// Opens it for appending (nothing is truncated yet); a file made only for the check goes again.
+void check_writable(const std::string& path) {
+  const bool existed = ::access(path.c_str(), F_OK) == 0;
+  {
+    std::ofstream probe(path, std::ios::app);
+    if (!probe)
+      throw cf::error("--json " + path + ": cannot write there (" + std::strerror(errno) + ")");
   }
-  return out + "\"";
+  if (!existed) std::remove(path.c_str());
 }
 
 // The default size of each template's problem: large enough that the shape matters, small
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
   workloads.push_back("all");
   app.add_option("-t,--template", which, listed + "or all")->check(CLI::IsMember(workloads));
   app.add_option("-b,--budget", budget, "seconds of search per template and size")
-      ->check(CLI::Range(1.0, 86400.0));
+      ->check(clforge_cli::finite_number(1.0, 86400.0));
   app.add_option("-s,--sizes", sizes,
                  "problem sizes in elements (polygon: pixels); default 2^22 on CPUs, 2^26 on GPUs")
       ->check(CLI::Range(std::size_t(1), std::size_t(1) << 40));
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1000u));
   if (int status = clforge_cli::parse(app, argc, argv); status >= 0) return status;
   try {
+    if (!json_path.empty()) check_writable(json_path);
     cf::context ctx = cf::context::create(spec);
     cf::queue q(ctx);
     const cf::device_info& info = ctx.info();
@@ -136,27 +141,28 @@ int main(int argc, char** argv) {
                   r.r.search.speedup());
     std::printf("stored in %s\n", cf::tuner::results_file(ctx).c_str());
     if (!json_path.empty()) {
-      std::ofstream out(json_path);
-      out << "{\n  \"device\": " << json_string(info.name)
-          << ",\n  \"driver_version\": " << json_string(info.driver_version)
-          << ",\n  \"clforge_version\": " << json_string(CLFORGE_VERSION_STRING)
-          << ",\n  \"results\": [";
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        const auto& r = rows[k].r;
-        out << (k ? "," : "") << "\n    {\"template\": " << json_string(r.name)
-            << ", \"primitive\": " << json_string(r.primitive)
-            << ", \"problem\": " << json_string(r.problem)
-            << ", \"default\": " << json_string(rows[k].baseline_policy)
-            << ", \"default_seconds\": " << r.search.baseline_seconds
-            << ", \"tuned\": " << json_string(cf::tuner::to_string(r.search.best))
-            << ", \"tuned_seconds\": " << r.search.best_seconds
-            << ", \"policy\": " << json_string(r.policy) << ", \"tried\": " << r.search.tried
-            << ", \"space\": " << r.search.space_size << ", \"rejected\": " << r.search.rejected
-            << ", \"failed\": " << r.search.failed
-            << ", \"wall_seconds\": " << r.search.wall_seconds << "}";
-      }
-      out << "\n  ]\n}\n";
-      if (!out) throw cf::error("cannot write " + json_path);
+      nlohmann::json results = nlohmann::json::array();
+      for (const row& r : rows)
+        results.push_back({{"template", r.r.name},
+                           {"primitive", r.r.primitive},
+                           {"problem", r.r.problem},
+                           {"default", r.baseline_policy},
+                           {"default_seconds", r.r.search.baseline_seconds},
+                           {"tuned", cf::tuner::to_string(r.r.search.best)},
+                           {"tuned_seconds", r.r.search.best_seconds},
+                           {"policy", r.r.policy},
+                           {"tried", r.r.search.tried},
+                           {"space", r.r.search.space_size},
+                           {"rejected", r.r.search.rejected},
+                           {"failed", r.r.search.failed},
+                           {"wall_seconds", r.r.search.wall_seconds}});
+      const nlohmann::json out = {{"device", info.name},
+                                  {"driver_version", info.driver_version},
+                                  {"clforge_version", CLFORGE_VERSION_STRING},
+                                  {"results", results}};
+      std::ofstream file(json_path, std::ios::trunc);
+      file << out.dump(2) << '\n';
+      if (!file.flush()) throw cf::error("cannot write " + json_path);
     }
   } catch (const std::exception& e) {
     std::cerr << "clforge-tune: " << e.what() << '\n';

@@ -12,11 +12,14 @@ packages=(
   libxxhash-dev                                   # program-cache keys
   libopenmpi-dev openmpi-bin                      # clforge::mpi and its tests (mpirun)
   libcli11-dev                                    # the tools' command lines
+  nlohmann-json3-dev                              # the tools' JSON output
   zlib1g-dev                                      # clforge-demo's compressed mask.png
   pkg-config                                      # the pkg-config consumer test
+  dpkg-dev file lintian                           # Debian packages: dpkg-shlibdeps, checks (ctest -R package_deb)
   doxygen                                         # the API reference (cmake --build build --target docs)
   python3-matplotlib                              # bench/plot.py (pip is refused on Debian 12)
   clinfo                                          # to see what the ICD loader finds
+  clang-14                                        # the public headers under clang++ (ctest -L headers)
   "$@"
 )
 missing=()

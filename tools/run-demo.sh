@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$(nproc)"
+# Only what the demo needs (the library, clforge-info, clforge-demo): not every test and benchmark.
+cmake --build build -j "$(nproc)" --target clforge-info clforge-demo
 ./build/bin/clforge-info
 ./build/bin/clforge-demo "$@"

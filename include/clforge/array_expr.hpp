@@ -374,9 +374,24 @@ struct binary_expression : detail::expression_base {
     std::string a = l.emit(s), b = r.emit(s);
     if constexpr (detail::is_complex_v<value_type>) {
       s.uses<value_type>();
-      return detail::complex_prefix<value_type>() + "_" + Op::complex_fn + "(" +
-             detail::convert_code<typename L::value_type, value_type>(a) + ", " +
-             detail::convert_code<typename R::value_type, value_type>(b) + ")";
+      using left = typename L::value_type;
+      using right = typename R::value_type;
+      using real = detail::real_of_t<value_type>;
+      const std::string p = detail::complex_prefix<value_type>() + "_";
+      // A real operand works on the parts, as std::complex's operators do (complex_header()).
+      if constexpr (!detail::is_complex_v<right>) {
+        return p + Op::complex_fn + "_real(" + detail::convert_code<left, value_type>(a) + ", " +
+               detail::convert_code<right, real>(b) + ")";
+      } else if constexpr (!detail::is_complex_v<left> && !std::is_same_v<Op, detail::op_div>) {
+        const std::string r = detail::convert_code<left, real>(a);
+        const std::string z = detail::convert_code<right, value_type>(b);
+        if constexpr (std::is_same_v<Op, detail::op_sub>)
+          return p + "real_sub(" + r + ", " + z + ")";
+        return p + Op::complex_fn + "_real(" + z + ", " + r + ")";  // + and * commute
+      } else {
+        return p + Op::complex_fn + "(" + detail::convert_code<left, value_type>(a) + ", " +
+               detail::convert_code<right, value_type>(b) + ")";
+      }
     } else {
       return "(" + a + " " + Op::symbol + " " + b + ")";
     }

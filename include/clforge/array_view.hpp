@@ -10,14 +10,16 @@
 //   odd = cf::sin(odd);                          // and can be assigned to
 //
 // Element k of the view is element first() + k * step() of the underlying buffer (step may be
-// negative). Views are usable in array expressions (clforge/array_expr.hpp) and their
-// reductions, and as array arguments of elementwise_kernel, reduction_kernel, scan_kernel,
-// histogram_kernel and radix_sort_kernel,
-// whose snippets then use the parameter only as name[index] (index counts in the view); see
+// negative; below two elements it is 1). The step is always a number: x.view(0, 10, INT64_MIN)
+// is empty, as x[0:10:-2**63] is in Python. Views are usable in array expressions
+// (clforge/array_expr.hpp) and their reductions, and as array arguments of elementwise_kernel,
+// reduction_kernel, scan_kernel, histogram_kernel and radix_sort_kernel, whose snippets then use
+// the parameter only as name[index] (index counts in the view); see
 // lib/algorithms/view_variants.hpp for how the kernels take them.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +33,16 @@ namespace detail {
 struct expression_base {};
 template <class T, class E>
 void assign_expression(const array_view<T>& target, const E& e);
+
+/// A view's slice of `length` elements: Python's rules, start and stop slice_none when omitted,
+/// the step always a number (INT64_MIN too; only clforge::slice takes slice_none as a step of
+/// 1). -INT64_MAX selects what INT64_MIN does, at most one element: no array is that long.
+inline resolved_range view_slice(std::int64_t start, std::int64_t stop, std::int64_t step,
+                                 std::size_t length, const char* who) {
+  const std::int64_t counted =
+      step == index_range::none ? -std::numeric_limits<std::int64_t>::max() : step;
+  return resolve_range(slice(start, stop, counted), true, length, who);
+}
 }  // namespace detail
 
 /// A strided window into an array's buffer (no copy): made by array::view, usable in array
@@ -67,13 +79,14 @@ class array_view : public detail::expression_base {
 
   /// A view of this view (Python slice rules against size()).
   array_view view(std::int64_t start, std::int64_t stop, std::int64_t step = 1) const {
-    detail::resolved_range r =
-        detail::resolve_range(slice(start, stop, step), true, count_, "array_view::view");
+    const detail::resolved_range r =
+        detail::view_slice(start, stop, step, count_, "array_view::view");
     array_view out = *this;
-    out.first_ = first_ + static_cast<std::int64_t>(r.first) * step_;
-    out.step_ = step_ * step;
     out.count_ = static_cast<std::size_t>(r.count);
-    if (out.count_ == 0) out.first_ = 0;
+    // r.first is an element of this view. With two elements or more, step_ * step spans at most
+    // the buffer; with fewer the step is unused and the product may overflow: it is then 1.
+    out.first_ = out.count_ == 0 ? 0 : first_ + static_cast<std::int64_t>(r.first) * step_;
+    out.step_ = out.count_ < 2 ? 1 : step_ * step;
     return out;
   }
 
@@ -103,14 +116,13 @@ class array_view : public detail::expression_base {
 
 template <class T>
 array_view<T> array<T>::view(std::int64_t start, std::int64_t stop, std::int64_t step) const {
-  detail::resolved_range r =
-      detail::resolve_range(slice(start, stop, step), true, size_, "array::view");
+  const detail::resolved_range r = detail::view_slice(start, stop, step, size_, "array::view");
   array_view<T> out;
   out.ctx_ = ctx_;
   out.buffer_ = buffer_;
   out.home_queue_ = home_queue_;
   out.first_ = r.count == 0 ? 0 : static_cast<std::int64_t>(r.first);
-  out.step_ = step;
+  out.step_ = r.count < 2 ? 1 : step;  // unused below two elements (see array_view::view)
   out.count_ = static_cast<std::size_t>(r.count);
   return out;
 }

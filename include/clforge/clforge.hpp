@@ -7,6 +7,8 @@
 #include "clforge/device.hpp"
 #include "clforge/error.hpp"
 #include "clforge/event.hpp"
+#include "clforge/field.hpp"
+#include "clforge/log.hpp"
 #include "clforge/memory_pool.hpp"
 #include "clforge/program.hpp"
 #include "clforge/queue.hpp"
@@ -22,6 +24,7 @@
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/algorithms/selection.hpp"
 #include "clforge/algorithms/sort.hpp"
+#include "clforge/algorithms/stencil.hpp"
 #include "clforge/op.hpp"
 
 #include "clforge/array_expr.hpp"

@@ -39,8 +39,10 @@ struct type_traits<std::complex<double>> {
 /// OpenCL C source defining cfloat_t, cdouble_t (where the device has fp64; enable the
 /// cl_khr_fp64 pragma before it) and their functions (kernels/complex.cl): P_new, P_fromreal,
 /// P_real, P_imag, P_conj, P_neg, P_add, P_sub, P_mul, P_div, P_abs, P_arg, P_exp, P_log,
-/// P_sqrt, P_pow for P = cfloat, cdouble; cdouble_fromcfloat, cfloat_fromcdouble. Include-guarded:
-/// pasting it twice is harmless.
+/// P_sqrt, P_pow, and with a real operand P_add_real, P_sub_real, P_real_sub, P_mul_real,
+/// P_div_real, for P = cfloat, cdouble; cdouble_fromcfloat, cfloat_fromcdouble. Special values
+/// follow C99 Annex G as std::complex does (kernels/complex.cl lists the differences).
+/// Include-guarded: pasting it twice is harmless.
 CLFORGE_API const std::string& complex_header();
 
 }  // namespace clforge

@@ -27,8 +27,9 @@ struct kernel_state {
 struct program_state;
 }  // namespace detail
 
-/// The longest kernel name program::kernel accepts. Drivers put the name into file names and
-/// symbols (PoCL aborted the process on names of 245 characters).
+/// The longest kernel name program::kernel and context::build accept. Drivers put the name into
+/// file names and symbols (PoCL writes `<name>.so` and aborted the process on names of 253
+/// characters, past the file-name limit).
 constexpr std::size_t max_kernel_name_length = 200;
 /// The longest name a template (elementwise, reduction, scan) accepts: it leaves room for the
 /// suffixes templates add to name their kernels.

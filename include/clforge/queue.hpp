@@ -96,7 +96,7 @@ struct ndrange {
 template <class T>
 struct local {
   /// `count` elements of T.
-  explicit local(std::size_t count) : count(count) {}
+  explicit local(std::size_t elements) : count(elements) {}
   /// Number of elements.
   std::size_t count;
 };
@@ -185,7 +185,9 @@ CLFORGE_API event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k,
                                  const ndrange& range, bool want_event = true);
 }  // namespace detail
 
-/// An in-order command queue with profiling enabled.
+/// An in-order command queue with profiling enabled. Copies share it; the last copy, when
+/// destroyed, waits for the commands enqueued on it (clFinish). At exit() or a return from main,
+/// every queue still alive is finished before static objects (the driver's among them) go.
 class CLFORGE_API queue {
  public:
   /// A new in-order queue with profiling on the context's device.

@@ -127,13 +127,13 @@ const program& block_generator(const queue& q, distribution d) {
       });
 }
 
+// `who` names the public function in messages ("clforge::random::uniform").
 template <class T, class P>
-event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std::uint64_t offset,
-               distribution d) {
+event generate(const char* who, const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1,
+               std::uint64_t offset, distribution d) {
   static_assert(clforge::detail::scalar_index<T>() >= 0,
                 "clforge::random: arrays of OpenCL scalar types (char .. ulong, float, double)");
-  if (q.ctx().identity() != a.ctx().identity())
-    throw_random_error("the queue belongs to another context than the array");
+  clforge::detail::require_same_context(a.get(), a.ctx().get(), q.ctx().get(), who, "the array");
   constexpr std::uint64_t per_block = sizeof(T) == 8 ? 2 : 4;
   const std::uint64_t n = a.size();
   if (n > std::numeric_limits<std::uint64_t>::max() - offset)
@@ -190,9 +190,11 @@ event generate(const queue& q, array<T>& a, std::uint64_t seed, P p0, P p1, std:
 template <class T>
 event uniform(const queue& q, array<T>& a, std::uint64_t seed) {
   if constexpr (std::is_floating_point_v<T>)
-    return detail::generate<T, T>(q, a, seed, T(0), T(1), 0, detail::distribution::unit_uniform);
+    return detail::generate<T, T>("clforge::random::uniform", q, a, seed, T(0), T(1), 0,
+                                  detail::distribution::unit_uniform);
   else
-    return detail::generate<T, cl_ulong>(q, a, seed, 0, 0, 0, detail::distribution::bits);
+    return detail::generate<T, cl_ulong>("clforge::random::uniform", q, a, seed, 0, 0, 0,
+                                         detail::distribution::bits);
 }
 /// Uniform numbers in [lo, hi) (lo < hi), from element `offset` of the stream of `seed`.
 template <class T>
@@ -203,12 +205,13 @@ event uniform(const queue& q, array<T>& a, std::uint64_t seed, detail::same_t<T>
     if (!(hi - lo <= std::numeric_limits<T>::max()))
       detail::throw_random_error("uniform: hi - lo overflows");
     return detail::generate<T, T>(
-        q, a, seed, lo, hi, offset,
+        "clforge::random::uniform", q, a, seed, lo, hi, offset,
         lo == 0 && hi == 1 ? detail::distribution::unit_uniform : detail::distribution::uniform);
   } else {
     // lo and the width hi - lo, as 64-bit two's complement values
     const cl_ulong width = static_cast<cl_ulong>(hi) - static_cast<cl_ulong>(lo);
-    return detail::generate<T, cl_ulong>(q, a, seed, static_cast<cl_ulong>(lo), width, offset,
+    return detail::generate<T, cl_ulong>("clforge::random::uniform", q, a, seed,
+                                         static_cast<cl_ulong>(lo), width, offset,
                                          detail::distribution::uniform);
   }
 }
@@ -218,7 +221,8 @@ event normal(const queue& q, array<T>& a, std::uint64_t seed, detail::same_t<T> 
              detail::same_t<T> sd = 1, std::uint64_t offset = 0) {
   static_assert(std::is_floating_point_v<T>, "clforge::random::normal: float or double arrays");
   if (!(sd >= 0)) detail::throw_random_error("normal: needs sd >= 0");
-  return detail::generate<T, T>(q, a, seed, mean, sd, offset, detail::distribution::normal);
+  return detail::generate<T, T>("clforge::random::normal", q, a, seed, mean, sd, offset,
+                                detail::distribution::normal);
 }
 
 }  // namespace clforge::random

@@ -11,9 +11,9 @@
 //
 // Every kernel template of the tuning registry (lib/tuning/registry.cpp: its keys and search
 // space) is tuned on its workload (saxpy: elementwise, sum: reduce, scan, polygon, sort,
-// histogram); tune_template stores the winner in the cache directory, and the templates on that
-// device use it from then on (CLFORGE_TUNE=off or tuned=off ignores it; see docs/tuning.md).
-// Users tune their own kernels with tune().
+// histogram, stencil: a 7-point Jacobi sweep); tune_template stores the winner in the cache
+// directory, and the templates on that device use it from then on (CLFORGE_TUNE=off or tuned=off
+// ignores it; see docs/tuning.md). Users tune their own kernels with tune().
 #pragma once
 
 #include <cstddef>
@@ -130,14 +130,16 @@ CLFORGE_API std::string to_string(const point& p);
 /// "-D NAME=VALUE ..." for a build.
 CLFORGE_API std::string define_options(const point& p);
 
-/// The workloads of the registry's templates: saxpy, sum, scan, polygon, sort, histogram.
+/// The workloads of the registry's templates: saxpy, sum, scan, polygon, sort, histogram,
+/// stencil.
 CLFORGE_API std::vector<std::string> template_names();
 
 /// The outcome of tuning one template.
 struct template_result {
-  /// The workload: saxpy, sum, scan, polygon, sort or histogram.
+  /// The workload: saxpy, sum, scan, polygon, sort, histogram or stencil.
   std::string name;
-  /// The template whose policy it tunes (elementwise, reduce, scan, polygon, sort, histogram).
+  /// The template whose policy it tunes (elementwise, reduce, scan, polygon, sort, histogram,
+  /// stencil).
   std::string primitive;
   /// The problem class, "float32/2^22": element type / size bucket.
   std::string problem;
@@ -161,7 +163,7 @@ CLFORGE_API template_result tune_template(const queue& q, const std::string& nam
 
 /// One stored result of a device.
 struct stored_result {
-  /// The template: elementwise, reduce, scan, polygon, sort or histogram.
+  /// The template: elementwise, reduce, scan, polygon, sort, histogram or stencil.
   std::string primitive;
   /// Problem class.
   std::string problem;

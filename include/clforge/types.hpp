@@ -37,6 +37,30 @@ CLFORGE_SCALAR_TYPE(cl_float, "float", false)
 CLFORGE_SCALAR_TYPE(cl_double, "double", true)
 #undef CLFORGE_SCALAR_TYPE
 
+// OpenCL vector types (cl_float3 is cl_float4 in the OpenCL headers: use float4). Not scalars:
+// templates that need one value per lane (the vector loads, the built-in reductions) leave them
+// out; fields, snippets and arrays take them.
+#define CLFORGE_VECTOR_TYPE(CPP, CL, IS_FP64)   \
+  template <>                                   \
+  struct type_traits<CPP> {                     \
+    static std::string name() { return CL; }    \
+    static constexpr bool is_scalar = false;    \
+    static constexpr bool needs_fp64 = IS_FP64; \
+  };
+
+CLFORGE_VECTOR_TYPE(cl_float2, "float2", false)
+CLFORGE_VECTOR_TYPE(cl_float4, "float4", false)
+CLFORGE_VECTOR_TYPE(cl_float8, "float8", false)
+CLFORGE_VECTOR_TYPE(cl_float16, "float16", false)
+CLFORGE_VECTOR_TYPE(cl_double2, "double2", true)
+CLFORGE_VECTOR_TYPE(cl_double4, "double4", true)
+CLFORGE_VECTOR_TYPE(cl_int2, "int2", false)
+CLFORGE_VECTOR_TYPE(cl_int4, "int4", false)
+CLFORGE_VECTOR_TYPE(cl_uint2, "uint2", false)
+CLFORGE_VECTOR_TYPE(cl_uint4, "uint4", false)
+CLFORGE_VECTOR_TYPE(cl_uchar4, "uchar4", false)
+#undef CLFORGE_VECTOR_TYPE
+
 // `char` is distinct from signed char / cl_char in C++; map it to OpenCL char.
 template <>
 struct type_traits<char> : type_traits<cl_char> {};

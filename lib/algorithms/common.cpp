@@ -46,12 +46,16 @@ resolved_range resolve_range(const index_range& r, bool has_length, std::size_t 
       throw error(who + ": clforge::range(" + std::to_string(start) + ", " + std::to_string(stop) +
                   ", " + std::to_string(step) + ") would visit negative indices");
   }
+  // Differences and the step's magnitude in 64-bit unsigned: range(INT64_MAX, -1, -1) spans
+  // 2^63 indices and a step of INT64_MIN has no int64 magnitude.
+  const auto distance = [](std::int64_t from, std::int64_t to) {
+    return static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
+  };
   std::uint64_t count = 0;
   if (step > 0 && stop > start)
-    count = (static_cast<std::uint64_t>(stop - start) - 1) / static_cast<std::uint64_t>(step) + 1;
+    count = (distance(start, stop) - 1) / static_cast<std::uint64_t>(step) + 1;
   if (step < 0 && start > stop)
-    count =
-        (static_cast<std::uint64_t>(start - stop) - 1) / (0 - static_cast<std::uint64_t>(step)) + 1;
+    count = (distance(stop, start) - 1) / (0 - static_cast<std::uint64_t>(step)) + 1;
   out.first = static_cast<std::uint64_t>(start);
   out.step = static_cast<std::uint64_t>(step);
   out.count = count;

@@ -22,6 +22,20 @@ const char* index_type(std::size_t size, bool is_signed) {
       return is_signed ? "long" : "ulong";
   }
 }
+
+// kernels/gather.cl for elements of `value_size` bytes and the index type.
+program gather_program(const context& ctx, const char* who, std::size_t value_size,
+                       std::size_t index_size, bool index_signed, bool checked) {
+  const std::string source = std::string("#define CLFORGE_VALUE_T ") +
+                             moved_type_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
+                             index_type(index_size, index_signed) + "\n#define CLFORGE_CHECKED " +
+                             (checked ? "1" : "0") + "\n" + std::string(embedded_kernel("gather"));
+  try {
+    return ctx.build(source);
+  } catch (const error& failure) {
+    throw error(std::string(who) + ": " + failure.what());
+  }
+}
 }  // namespace
 
 event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
@@ -29,19 +43,13 @@ event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
                      const cl::Buffer& src, std::size_t src_size, const cl::Buffer& dst,
                      std::size_t dst_size, std::size_t value_size, bounds check) {
   const char* who = is_scatter ? "scatter" : "gather";
+  // Memory of another context is refused before anything is enqueued, as by every template.
+  require_same_context(indices(), nullptr, q.ctx().get(), who, "the indices array");
+  require_same_context(src(), nullptr, q.ctx().get(), who, "the source array");
+  require_same_context(dst(), nullptr, q.ctx().get(), who, "the destination array");
   if (n == 0) return {};
   const bool checked = check == bounds::checked;
-  const std::string source = std::string("#define CLFORGE_VALUE_T ") +
-                             moved_type_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
-                             index_type(index_size, index_signed) + "\n#define CLFORGE_CHECKED " +
-                             (checked ? "1" : "0") + "\n" + std::string(embedded_kernel("gather"));
-  const context& ctx = q.ctx();
-  program prog;
-  try {
-    prog = ctx.build(source);
-  } catch (const error& failure) {
-    throw error(std::string(who) + ": " + failure.what());
-  }
+  const program prog = gather_program(q.ctx(), who, value_size, index_size, index_signed, checked);
   const kernel k = prog.kernel(is_scatter ? "clforge_scatter" : "clforge_gather");
   array<cl_uint> report(q, 5);
   if (checked) report.fill(q, 0, 0, 1);
@@ -66,6 +74,18 @@ event gather_scatter(const queue& q, bool is_scatter, const cl::Buffer& indices,
                   " elements (not used; the in-range elements were moved)");
     }
   }
+  return e;
+}
+
+event copy_strided(const queue& q, const char* who, const cl::Buffer& from, std::int64_t from_first,
+                   std::int64_t from_step, const cl::Buffer& to, std::int64_t to_first,
+                   std::int64_t to_step, std::size_t n, std::size_t value_size) {
+  if (n == 0) return {};
+  const program prog = gather_program(q.ctx(), who, value_size, 4, false, false);
+  order_point(q);
+  event e = q.launch(prog.kernel("clforge_copy_strided"), ndrange(n), from, cl_long(from_first),
+                     cl_long(from_step), to, cl_long(to_first), cl_long(to_step), cl_ulong(n));
+  order_point(q);
   return e;
 }
 

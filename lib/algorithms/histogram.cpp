@@ -8,6 +8,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
@@ -177,6 +178,48 @@ void check_histogram_scale(double width, double scale) {
                 " gives no finite bin width in the value type");
 }
 
+namespace {
+// Edge k of numpy.histogram's uniform bins: np.linspace(lo, hi, bins + 1)[k], computed in
+// double as k * step + lo (two roundings: the product is kept apart, so no compiler fuses it
+// into one fma), or (k / bins) * delta + lo where step is 0; the last edge is hi.
+double numpy_edge(std::size_t k, std::size_t bins, double lo, double hi) {
+  if (k == bins) return hi;
+  const double delta = hi - lo, step = delta / static_cast<double>(bins);
+  volatile double product = step == 0 ? static_cast<double>(k) / static_cast<double>(bins) * delta
+                                      : static_cast<double>(k) * step;
+  return product + lo;
+}
+
+template <class T>
+std::vector<T> numpy_edges(std::size_t bins, double lo, double hi) {
+  std::vector<T> edges(bins + 1);
+  for (std::size_t k = 0; k <= bins; ++k) {
+    edges[k] = static_cast<T>(numpy_edge(k, bins, lo, hi));
+    if (k > 0 && !(edges[k - 1] < edges[k]))
+      throw error("histogram: " + std::to_string(bins) + " bins over [" + std::to_string(lo) +
+                  ", " + std::to_string(hi) + "] give equal edges " + std::to_string(k - 1) +
+                  " and " + std::to_string(k) + " in " + type_name<T>() +
+                  " (more bins than the range resolves; use fewer bins or a wider range)");
+  }
+  return edges;
+}
+}  // namespace
+
+queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
+                                std::size_t value_size) {
+  queue_temporary edges(q, (bins + 1) * value_size);
+  auto write = [&](const auto& values) {
+    translate_cl_errors([&] {
+      q.cl().enqueueWriteBuffer(*edges, CL_TRUE, 0, values.size() * value_size, values.data());
+    });
+  };
+  if (value_size == sizeof(float))
+    write(numpy_edges<float>(bins, lo, hi));
+  else
+    write(numpy_edges<double>(bins, lo, hi));
+  return edges;
+}
+
 const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
                                               std::size_t bins) {
   // Kept with the context, built with a handle that does not keep the context alive.
@@ -184,16 +227,24 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
       ctx, "clforge.histograms", type + "|" + std::to_string(bins), [&] {
         histogram_options o;
         o.name = "histogram";
-        // (x - lo) * scale in T; NaN fails both comparisons; x == hi and rounding up to `bins` land
-        // in the last bin.
+        // The edges are not an array of n values.
+        o.check_array_lengths = false;
+        const std::string last = std::to_string(bins - 1);
+        // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T, moved down
+        // one below its lower edge or up one at or above its upper edge (not past the last bin,
+        // which holds hi). The clamp only keeps the loads in bounds.
         o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
-                     " hi, " + type + " scale) {\n  if (!(x >= lo && x <= hi)) return -1;\n" +
-                     "  const long b = (long)((x - lo) * scale);\n  return b < " +
-                     std::to_string(bins) + " ? b : " + std::to_string(bins - 1) + ";\n}\n";
+                     " hi, " + type + " width, global const " + type + "* edges) {\n" +
+                     "  if (!(x >= lo && x <= hi)) return -1;\n" +
+                     "  long b = clamp((long)(((x - lo) / width) * (" + type + ")" +
+                     std::to_string(bins) + "), 0L, " + last + "L);\n" +
+                     "  if (x < edges[b]) return b - 1;\n" + "  if (b != " + last +
+                     " && x >= edges[b + 1]) return b + 1;\n" + "  return b;\n}\n";
         return std::make_shared<histogram_kernel>(
             weak_context(ctx),
-            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale",
-            "clforge_bin_of(x[i], lo, hi, scale)", bins, o);
+            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type +
+                " width, global const " + type + "* edges",
+            "clforge_bin_of(x[i], lo, hi, width, edges)", bins, o);
       });
   return *made;  // the context holds it
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/algorithms/reduction.hpp"
+#include "clforge/algorithms/stencil.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -378,13 +379,23 @@ const char* op_name(builtin_reduction op) {
   return "?";
 }
 
-reduction_description describe_builtin(builtin_reduction op, int element, int result) {
+// `box`: the elements are a box of a field (clforge/field.hpp), element i of x at
+// x[xo + (i / (n1 * n2)) * xs0 + (i / n2 % n1) * xs1 + i % n2] (y with its own offset and
+// strides), instead of x[i].
+reduction_description describe_builtin(builtin_reduction op, int element, int result,
+                                       bool box = false) {
   const scalar_type& e = scalar_types[element];
   const scalar_type& r = scalar_types[result];
   const std::string t = e.name;
   const bool fp = e.is_floating;
   reduction_description d;
   d.arguments = "global const " + t + "* x";
+  if (box) d.arguments += ", long xo, long xs0, long xs1, long n1, long n2";
+  const std::string at =
+      box ? "[xo + (i / (n1 * n2)) * xs0 + (i / n2 % n1) * xs1 + i % n2]" : "[i]";
+  const std::string y_at =
+      box ? "[yo + (i / (n1 * n2)) * ys0 + (i / n2 % n1) * ys1 + i % n2]" : "[i]";
+  const std::string x_i = "x" + at;
   d.type_name = r.name;
   d.type_size = r.size;
   d.type_is_floating = r.is_floating;
@@ -392,23 +403,24 @@ reduction_description describe_builtin(builtin_reduction op, int element, int re
   const std::string lo = fp ? "fmin" : "min", hi = fp ? "fmax" : "max";
   switch (op) {
     case builtin_reduction::sum:
-      d.map = result == element ? "x[i]" : "(" + std::string(r.name) + ")x[i]";
+      d.map = result == element ? x_i : "(" + std::string(r.name) + ")" + x_i;
       d.reduce = "a + b";
       d.neutral = "0";
       break;
     case builtin_reduction::dot:
       d.arguments += ", global const " + t + "* y";
-      d.map = "x[i] * y[i]";
+      if (box) d.arguments += ", long yo, long ys0, long ys1";
+      d.map = x_i + " * y" + y_at;
       d.reduce = "a + b";
       d.neutral = "0";
       break;
     case builtin_reduction::min:
-      d.map = "x[i]";
+      d.map = x_i;
       d.reduce = lo + "(a, b)";
       d.neutral = fp ? "NAN" : e.max_constant;
       break;
     case builtin_reduction::max:
-      d.map = "x[i]";
+      d.map = x_i;
       d.reduce = hi + "(a, b)";
       d.neutral = fp ? "NAN" : e.min_constant;
       break;
@@ -417,7 +429,7 @@ reduction_description describe_builtin(builtin_reduction op, int element, int re
       d.type_name = t2;
       d.type_size = 2 * e.size;
       d.type_is_floating = false;
-      d.map = "(" + t2 + ")(x[i], x[i])";
+      d.map = "(" + t2 + ")(" + x_i + ", " + x_i + ")";
       d.reduce = "(" + t2 + ")(" + lo + "(a.x, b.x), " + hi + "(a.y, b.y))";
       d.neutral = "(" + t2 + ")(" + (fp ? "NAN" : e.max_constant) + ", " +
                   (fp ? "NAN" : e.min_constant) + ")";
@@ -468,6 +480,38 @@ void run_builtin_to_host(const queue& q, const reduction_engine& engine, const c
 
 void throw_builtin_error(const char* what, const std::string& detail) {
   throw error(std::string("clforge::") + what + ": " + detail);
+}
+
+void reduce_field_box(const queue& q, box_reduction op, int element, const cl::Buffer& x,
+                      const field_box& xb, const cl::Buffer* y, const field_box* yb, void* dst) {
+  const builtin_reduction builtin = op == box_reduction::sum   ? builtin_reduction::sum
+                                    : op == box_reduction::min ? builtin_reduction::min
+                                    : op == box_reduction::max ? builtin_reduction::max
+                                                               : builtin_reduction::dot;
+  const char* what = op_name(builtin);
+  if (y && yb->extent != xb.extent)
+    throw_builtin_error(what, "the two field views have different shapes");
+  if ((op == box_reduction::min || op == box_reduction::max) && xb.points() == 0)
+    throw_builtin_error(what, "the field view is empty");
+  const std::string name = std::string(what) + "_" + scalar_types[element].name + "_box";
+  const context& ctx = q.ctx();
+  const auto engine = per_context_as<reduction_engine>(ctx, "clforge.reductions", name, [&] {
+    reduction_options options;
+    options.name = name;
+    options.check_array_lengths = false;  // the box was checked against its field
+    return std::make_shared<reduction_engine>(ctx,
+                                              describe_builtin(builtin, element, element, true),
+                                              options, std::string("clforge::") + what);
+  });
+  const template_header& h = engine->header();
+  auto at = [](const field_box& b) { return static_cast<cl_long>(b.offset()); };
+  auto stride = [](const field_box& b, int d) { return static_cast<cl_long>(b.layout.strides[d]); };
+  const cl_long n1 = static_cast<cl_long>(xb.extent[1]), n2 = static_cast<cl_long>(xb.extent[2]);
+  const argument_list args =
+      y ? argument_list::bind(h.who, h.params, x, at(xb), stride(xb, 0), stride(xb, 1), n1, n2, *y,
+                              at(*yb), stride(*yb, 0), stride(*yb, 1))
+        : argument_list::bind(h.who, h.params, x, at(xb), stride(xb, 0), stride(xb, 1), n1, n2);
+  engine->run_to_host(q, whole_range(xb.points()), args, dst);
 }
 
 }  // namespace clforge::detail

@@ -55,6 +55,7 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
       throw error(w + ": parameter names starting with clforge_ are reserved (" + p.name + ")");
 
   selection_source s;
+  s.extra = extra;
   for (std::size_t k = 0; k < extra.size(); ++k)
     if (extra[k].is_pointer && extra[k].address_space != "local" &&
         indexes_with_i(predicate, extra[k].name))

@@ -8,7 +8,10 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
+#include <tuple>
 
+#include "clforge/algorithms/selection.hpp"
 #include "clforge/detail/checks.hpp"
 #include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
@@ -65,8 +68,14 @@ struct sort_scratch_state {
   std::size_t alt_keys_bytes = 0, alt_values_bytes = 0, counts_bytes = 0, bases_bytes = 0,
               status_bytes = 0;
   std::uint32_t epoch = 0;  // of the last onesweep launch
+  // The queue of the last sort that used the buffers (a sort_scratch only): its commands may
+  // still be pending, so another queue waits for them and the buffers go back fenced by it.
+  cl::CommandQueue user;
+  bool user_in_order = true;
 
-  // Nothing may use the buffers any more (sort_scratch::release, another context).
+  ~sort_scratch_state() { release_after_user(); }
+
+  // Forgets the buffers (their handles go; see release_after and release_after_user).
   void release() {
     alt_keys.reset(), alt_values.reset(), counts.reset(), bases.reset(), counters.reset(),
         status.reset();
@@ -78,6 +87,32 @@ struct sort_scratch_state {
     for (auto* buffer : {&alt_keys, &alt_values, &counts, &bases, &counters, &status})
       release_fenced(q, *buffer);
     release();
+  }
+  // The buffers back to the pool after the commands enqueued so far on the last user's queue
+  // (sort_scratch::release, a sort in another context, the scratch's end).
+  void release_after_user() {
+    if (user())
+      for (auto* buffer : {&alt_keys, &alt_values, &counts, &bases, &counters, &status})
+        memory_pool::release_after(*buffer, user, user_in_order);
+    release();
+    user = cl::CommandQueue();
+  }
+  // Before a sort on q uses the buffers: the commands of the last user's queue that use them
+  // come first. A marker there and a barrier on q that waits for it order them on the device
+  // (the host does not wait); the same in-order queue runs its commands in order anyway.
+  void take_over(const queue& q) {
+    if (user() == q.get() && user_in_order) return;
+    if (user()) {
+      cl_event marker = nullptr;
+      // The marker's queue is flushed: a command on another queue may wait for it only then.
+      const bool ordered = clEnqueueMarkerWithWaitList(user(), 0, nullptr, &marker) == CL_SUCCESS &&
+                           marker && clFlush(user()) == CL_SUCCESS &&
+                           clEnqueueBarrierWithWaitList(q.get(), 1, &marker, nullptr) == CL_SUCCESS;
+      if (!ordered) clFinish(user());  // wait here rather than share the buffers unordered
+      if (marker) clReleaseEvent(marker);
+    }
+    user = q.cl();
+    user_in_order = !q.out_of_order();
   }
   std::size_t bytes() const {
     return alt_keys_bytes + alt_values_bytes + counts_bytes + bases_bytes + status_bytes +
@@ -347,6 +382,9 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   if (values && n > 0 && keys() == (*values)())
     throw error(std::string(who) + ": the keys and the values are the same array");
   const context& ctx = q.ctx();
+  // Memory of another context is refused before anything is enqueued, as by every template.
+  require_same_context(keys(), nullptr, ctx.get(), who, "the keys array");
+  if (values) require_same_context((*values)(), nullptr, ctx.get(), who, "the values array");
   const device_info& info = ctx.info();
   if (key.kind == 2 && key.bits == 64) require_type_support(info, "double", who);
   if (n < 2) return {};
@@ -383,9 +421,10 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     s = options.scratch->state().get();
     lock = std::unique_lock<std::mutex>(s->mutex);
     if (s->context_identity != ctx.identity()) {
-      s->release();
+      s->release_after_user();
       s->context_identity = ctx.identity();
     }
+    s->take_over(q);
   }
   sort_scratch_state::ensure(q, s->alt_keys, s->alt_keys_bytes, n * key.bits / 8);
   if (p.value_size)
@@ -400,6 +439,56 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
     if (p.value_size) last = copy_buffer(q, *s->alt_values, *values, n * value_size);
     order_point(q);
   }
+  return last;
+}
+
+void check_sort_lengths(std::size_t keys, std::size_t values) {
+  if (keys != values)
+    throw error("sort_by_key: " + std::to_string(keys) + " keys but " + std::to_string(values) +
+                " values (they must have the same length)");
+}
+
+event radix_sort_ranges(const queue& q, const char* who, const sort_range& keys,
+                        const sort_key_type& key, const sort_range* values, std::size_t value_size,
+                        const sort_options& options) {
+  if (values) check_sort_lengths(keys.n, values->n);
+  const bool any_view = keys.is_view || (values && values->is_view);
+  if (!any_view || keys.n < 2)  // (fewer than two: radix_sort only checks the call)
+    return radix_sort(q, who, *keys.buffer, keys.n, key, values ? values->buffer : nullptr,
+                      value_size, options);
+  if (values && (*keys.buffer)() == (*values->buffer)())
+    throw error(std::string(who) + ": the keys and the values are views of one array");
+  // The views' own buffers are checked here: radix_sort sees the temporaries.
+  require_same_context((*keys.buffer)(), nullptr, q.ctx().get(), who, "the keys array");
+  if (values)
+    require_same_context((*values->buffer)(), nullptr, q.ctx().get(), who, "the values array");
+  // A view's elements go to a contiguous temporary, are sorted there and go back.
+  struct staged {
+    queue_temporary temporary;
+    const cl::Buffer* buffer = nullptr;
+  };
+  auto stage = [&](const sort_range& r, std::size_t size) {
+    staged s;
+    s.buffer = r.buffer;
+    if (r.is_view) {
+      s.temporary = queue_temporary(q, r.n * size);
+      copy_strided(q, who, *r.buffer, r.first, r.step, *s.temporary, 0, 1, r.n, size);
+      s.buffer = &*s.temporary;
+    }
+    return s;
+  };
+  const std::size_t key_size = key.bits / 8;
+  const staged k = stage(keys, key_size);
+  staged v;
+  if (values) v = stage(*values, value_size);
+  event last =
+      radix_sort(q, who, *k.buffer, keys.n, key, values ? v.buffer : nullptr, value_size, options);
+  if (keys.is_view)
+    last = copy_strided(q, who, *k.buffer, 0, 1, *keys.buffer, keys.first, keys.step, keys.n,
+                        key_size);
+  if (values && values->is_view)
+    last = copy_strided(q, who, *v.buffer, 0, 1, *values->buffer, values->first, values->step,
+                        values->n, value_size);
   return last;
 }
 
@@ -419,7 +508,7 @@ std::size_t sort_scratch::bytes() const {
 
 void sort_scratch::release() {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->release();
+  state_->release_after_user();
 }
 
 // ---- radix_sort_kernel -----------------------------------------------------------------------
@@ -515,6 +604,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                                          {"permute_name", st->name + "_permute" + suffix},
                                          {"user_parameters", list.empty() ? "" : list + ", "},
                                          {"key_type", st->key.name},
+                                         {"key_bits", std::to_string(key_bits)},
                                          {"index_type", index},
                                          {"key_expr", snippet(key)},
                                          {"moved_parameters", moved_parameters},
@@ -529,7 +619,29 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   try {
     st->prog = ctx.build(source, options.build_options);
   } catch (const error& failure) {
-    throw error(st->who + ": " + failure.what());
+    // A floating-point key with other key_bits than its width (kernels/sort_key.cl): an error
+    // line of the log names the array of negative size (the source quoted below it names both).
+    const std::string log = failure.what();
+    auto error_names = [&](const std::string& marker) {
+      std::size_t line = 0;
+      while (line < log.size()) {
+        const std::size_t end = std::min(log.find('\n', line), log.size());
+        const std::string_view text(log.data() + line, end - line);
+        if (text.find("error") != std::string_view::npos &&
+            text.find(marker) != std::string_view::npos)
+          return true;
+        line = end + 1;
+      }
+      return false;
+    };
+    for (const auto& [marker, type, bits] :
+         {std::tuple{"clforge_float_key_needs_key_bits_32", "float", 32},
+          std::tuple{"clforge_double_key_needs_key_bits_64", "double", 64}})
+      if (error_names(marker))
+        throw error(st->who + ": the key expression is " + type + ", which sorts by its " +
+                    std::to_string(bits) + " ordered bits: give key_bits " + std::to_string(bits) +
+                    ", not " + std::to_string(key_bits));
+    throw error(st->who + ": " + log);
   }
   st->keys32 = st->prog.kernel(st->name + "_keys32");
   st->keys64 = st->prog.kernel(st->name + "_keys64");

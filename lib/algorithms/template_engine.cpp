@@ -146,10 +146,7 @@ void check_bound(const std::string& who, const char* name, std::size_t value, st
 
 void check_kernel_name(const std::string& name, const std::string& what) {
   if (!is_identifier(name)) throw error(what + ": the name \"" + name + "\" is not a C identifier");
-  if (name.size() > max_template_name_length)
-    throw error(what + ": a kernel name of " + std::to_string(name.size()) +
-                " characters; clforge accepts at most " + std::to_string(max_template_name_length) +
-                " (\"" + name.substr(0, 40) + "...\")");
+  require_kernel_name_length(what, name, max_template_name_length);
 }
 
 template_header start_template(const context& ctx, const std::string& what, const std::string& name,

@@ -26,10 +26,10 @@ struct workload_entry {
 
 // From a registry row to its template's workload: one line per template.
 constexpr workload_entry kWorkloads[] = {
-    {"elementwise", make_saxpy_workload},  {"reduce", make_sum_workload},
-    {"scan", make_scan_workload},          {"polygon", make_polygon_workload},
-    {"sort", make_sort_workload},          {"histogram", make_histogram_workload},
-    {"par_loop", make_edge_flux_workload},
+    {"elementwise", make_saxpy_workload}, {"reduce", make_sum_workload},
+    {"scan", make_scan_workload},         {"polygon", make_polygon_workload},
+    {"sort", make_sort_workload},         {"histogram", make_histogram_workload},
+    {"stencil", make_stencil_workload},   {"par_loop", make_edge_flux_workload},
 };
 
 std::string workload_names() {

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
 #include "search.hpp"
 #include "tuning/store.hpp"
@@ -54,6 +55,8 @@ result tune(const queue& q, const kernel_space& space, const options& opt) {
   if (!q.ctx()) throw error("clforge::tuner::tune: the queue is empty");
   if (space.parameters.empty()) throw error("clforge::tuner::tune: the space has no parameters");
   if (space.kernel_name.empty()) throw error("clforge::tuner::tune: no kernel name");
+  detail::require_kernel_name_length("clforge::tuner::tune", space.kernel_name,
+                                     max_kernel_name_length);
   if (!space.launch || !space.check)
     throw error("clforge::tuner::tune: the space needs a launch and a check function");
   for (const parameter& p : space.parameters) {

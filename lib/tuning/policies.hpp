@@ -116,6 +116,20 @@ struct histogram_policy {
   std::size_t unroll = 8;         // indices a work-item reads per round
 };
 
+/// stencil_kernel (lib/algorithms/stencil.cpp). The work-group shape is fast dimension first: x
+/// is the last index of a field. Values a space cannot use are ignored (group_z and march in
+/// 1-D, the tile where the fast dimensions step by more than one, ...).
+struct stencil_policy {
+  static constexpr const char* template_name = "stencil";
+  std::size_t group_x = 32;  // work-items per group along x (the last index)
+  std::size_t group_y = 8;   // ... along y (2-D, 3-D)
+  std::size_t group_z = 1;   // ... along z (3-D)
+  std::size_t march = 1;     // consecutive points of the first (slowest) index per work-item
+  std::size_t run = 1;       // consecutive points of the last index per work-item, as a loop
+  bool window = true;        // march: the neighbours along the march kept in registers
+  bool tile = false;         // the group's points plus their halo staged in local memory
+};
+
 /// How op::par_loop keeps elements that write the same target through a map apart
 /// (CLFORGE_PLAN): atomics (one work-item per element in order, INC/MIN/MAX with atomics; loops
 /// with WRITE or RW through a map, or types without atomics on the device, take `block`);

@@ -391,6 +391,36 @@ const row_of<histogram_policy> kHistogram{
       return number_of(p, "group") <= info.max_work_group_size;
     }};
 
+const row_of<stencil_policy> kStencil{
+    "stencil",
+    {
+        number("group_x", "1 to 4096", &stencil_policy::group_x, 1, kMaxGroupSize),
+        number("group_y", "1 to 1024", &stencil_policy::group_y, 1, 1024),
+        number("group_z", "1 to 64", &stencil_policy::group_z, 1, 64),
+        number("march", "1 to 256", &stencil_policy::march, 1, 256),
+        number("run", "1 to 4096", &stencil_policy::run, 1, 4096),
+        flag("window", &stencil_policy::window),
+        flag("tile", &stencil_policy::tile),
+    },
+    {{"group_x", {"32", "64", "128", "256", "16", "8", "1"}},
+     {"group_y", {"8", "4", "2", "1", "16"}},
+     {"march", {"1", "4", "8", "16", "32", "64"}},
+     {"run", {"1", "8", "64", "256"}},
+     {"window", {"1", "0"}},
+     {"tile", {"0", "1"}}},
+    [](const template_row& row, const setting_point& p, const device_info& info,
+       std::size_t element_size) {
+      const std::size_t group = number_of(p, "group_x") * number_of(p, "group_y");
+      if (group > info.max_work_group_size) return false;
+      // a run of points per work-item: no window, no tile (the kernel ignores them)
+      if (number_of(p, "run") > 1 && !row.pinned(p, {"window", "tile"})) return false;
+      if (number_of(p, "march") == 1 && !row.pinned(p, {"window"})) return false;
+      // the tile of the workload's 7-point stencil: the group plus one point on each side
+      const std::size_t tile =
+          (number_of(p, "group_x") + 2) * (number_of(p, "group_y") + 2) * element_size;
+      return value_of(p, "tile") == "0" || tile + 1024 <= info.local_mem_bytes;
+    }};
+
 const row_of<par_loop_policy> kParLoop{
     "edge_flux",
     {
@@ -407,8 +437,8 @@ const row_of<par_loop_policy> kParLoop{
       return group <= info.max_work_group_size && group * block <= 65536;
     }};
 
-const std::vector<const template_row*> kRows = {&kElementwise, &kReduce,    &kScan,   &kPolygon,
-                                                &kSort,        &kHistogram, &kParLoop};
+const std::vector<const template_row*> kRows = {&kElementwise, &kReduce,    &kScan,    &kPolygon,
+                                                &kSort,        &kHistogram, &kStencil, &kParLoop};
 
 // The row of Policy's template is a row_of<Policy>.
 template <class Policy>
@@ -455,6 +485,7 @@ CLFORGE_POLICY_TEXT(scan_policy)
 CLFORGE_POLICY_TEXT(polygon_policy)
 CLFORGE_POLICY_TEXT(sort_policy)
 CLFORGE_POLICY_TEXT(histogram_policy)
+CLFORGE_POLICY_TEXT(stencil_policy)
 CLFORGE_POLICY_TEXT(par_loop_policy)
 #undef CLFORGE_POLICY_TEXT
 

@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -24,6 +23,7 @@
 
 #include "../program_cache.hpp"
 #include "clforge/error.hpp"
+#include "clforge/log.hpp"
 #include "registry.hpp"
 
 #ifndef CLFORGE_VERSION
@@ -66,10 +66,12 @@ std::string hex64(std::uint64_t v) {
 void report_ignored(const std::string& path, const std::string& why) {
   static std::mutex m;
   static std::set<std::string> said;
-  std::lock_guard<std::mutex> lock(m);
-  if (said.insert(path).second)
-    std::cerr << "clforge: ignoring tuned results " << path << " (" << why
-              << "); the tuning tables apply\n";
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!said.insert(path).second) return;
+  }
+  detail::log_message(log_level::warning,
+                      "ignoring tuned results " + path + " (" + why + "); the tuning tables apply");
 }
 
 bool make_directories(const std::string& path) {

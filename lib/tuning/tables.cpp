@@ -76,6 +76,11 @@ const std::vector<table_text>& table_texts() {
             "not measured as a row: the first shape written for NVIDIA GPUs; with it "
             "histogram_256_float 2485.5 GB/s on an NVIDIA H100 80GB HBM3 "
             "(bench/results/NVIDIA-H100-80GB-HBM3-2026-11-24/README.md)"},
+           {"stencil", "group_x=64, group_y=4, group_z=1, march=16, run=1, window=1, tile=0",
+            "not measured: written for the 7-point 3-D Jacobi on 512^3 floats (rows of 64 "
+            "consecutive x per group, each work-item marching 16 z-planes with its z-neighbours "
+            "in registers; the x and y neighbours from the caches); clforge-tune --template "
+            "stencil searches the tile and the shapes"},
        }},
       // AMD and Intel GPUs and other GPUs: the generic table under their own names, so that a
       // measured row replaces one of them without touching the others.
@@ -113,6 +118,9 @@ const std::vector<table_text>& table_texts() {
             "fit the device, the chunked path runs"},
            {"histogram", "group=256, groups_per_cu=8, local_bins=4096, unroll=8",
             "not measured: portable choices"},
+           {"stencil", "group_x=32, group_y=8, group_z=1, march=8, run=1, window=1, tile=0",
+            "not measured: portable choices (a march of 8 points with the neighbours along it in "
+            "registers)"},
        }},
       {"cpu",
        nullptr,
@@ -153,6 +161,8 @@ const std::vector<table_text>& table_texts() {
             "measured on PoCL (bench/results/pocl-2026-11-24.md): one work-item per group "
             "counting its chunk without atomics; 8 indices per round: clforge / OpenMP 1.044 "
             "(1: 0.801, 4: 1.035, 16: 0.954)"},
+           {"stencil", "group_x=1, group_y=1, group_z=1, march=1, run=256, window=1, tile=0",
+            "not measured: one work-item per run of 256 consecutive points of a row"},
        }},
   };
   return tables;

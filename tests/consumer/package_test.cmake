@@ -4,14 +4,11 @@
 #   package       find_package(clforge) from that prefix: configure, build, run the consumer
 #   pkg-config    compile the consumer with `pkg-config --cflags --libs clforge` from it, run it
 #   fetchcontent  FetchContent on the source tree: configure, build, run
-#   subdirectory  add_subdirectory of the source tree, shared library: configure, build, run
+#   subdirectory  add_subdirectory of the source tree, shared library: configure, build, run;
+#                 installing the consumer installs nothing of clforge (CLFORGE_INSTALL is off)
+#   components    find_package(clforge COMPONENTS <unknown>) from the prefix fails naming it
 set(prefix ${WORK_DIR}/moved-prefix)
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 set(launcher "")
 if(LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
@@ -36,6 +33,22 @@ elseif(MODE STREQUAL "pkg-config")
   run(${CXX} -std=c++17 ${cflags} ${CONSUMER_SOURCE}/main.cpp -o ${WORK_DIR}/pkg-config/consumer
       ${libs})
   run(${WORK_DIR}/pkg-config/consumer)
+elseif(MODE STREQUAL "components")
+  set(project ${WORK_DIR}/components)
+  file(REMOVE_RECURSE ${project})
+  file(WRITE ${project}/CMakeLists.txt
+       "cmake_minimum_required(VERSION 3.20)\nproject(components LANGUAGES CXX)\n"
+       "find_package(clforge CONFIG REQUIRED COMPONENTS mpi no_such_part)\n")
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${project} -B ${project}/build
+                          -DCMAKE_PREFIX_PATH=${prefix}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "find_package(clforge COMPONENTS no_such_part) succeeded")
+  endif()
+  if(NOT "${out}${err}" MATCHES "clforge has no component no_such_part")
+    message(FATAL_ERROR "the failure does not name the component:\n${out}${err}")
+  endif()
+  message(STATUS "find_package(clforge COMPONENTS mpi no_such_part) fails: clforge has no component no_such_part")
 else()
   # The subproject builds have no build type (clforge must leave it empty; -O0 also builds
   # fastest).
@@ -53,4 +66,13 @@ else()
       ${extra} ${launcher})
   run(${CMAKE_COMMAND} --build ${build} -j 2)
   run(${build}/consumer)
+  if(NOT MODE STREQUAL "package")
+    # As a subproject clforge installs nothing (nor does clforge::mpi).
+    file(REMOVE_RECURSE ${WORK_DIR}/${MODE}-install)
+    run(${CMAKE_COMMAND} --install ${build} --prefix ${WORK_DIR}/${MODE}-install)
+    file(GLOB_RECURSE installed ${WORK_DIR}/${MODE}-install/*)
+    if(installed)
+      message(FATAL_ERROR "the consumer's install installed clforge files: ${installed}")
+    endif()
+  endif()
 endif()

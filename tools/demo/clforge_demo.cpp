@@ -203,7 +203,7 @@ bool polygon_exercise(const cf::context& ctx, cf::queue& q, const options& o) {
 
   if (!o.out.empty()) {
     std::vector<std::uint8_t> pixels(from_device.begin(), from_device.end());
-    if (!clforge_demo::write_png_mask(o.out, pixels.data(), w, h))
+    if (!clforge_png::write_png_mask(o.out, pixels.data(), w, h))
       throw std::runtime_error("could not write " + o.out);
     std::printf("   mask written to %s\n", o.out.c_str());
   }

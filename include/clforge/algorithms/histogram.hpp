@@ -3,7 +3,7 @@
 //
 //   cf::histogram_kernel top_byte(ctx, "global const uint* x", "x[i] >> 24", 256);
 //   cf::array<cl_uint> counts = top_byte(q, x);        // counts[b]: indices i with bin b
-//   cf::array<cl_uint> h = cf::histogram(q, values, 100, 0.0f, 1.0f);
+//   cf::array<cl_uint> h = cf::histogram(q, values, 100, 0.0f, 1.0f);   // numpy's bins
 //
 // The bin expression is an integer expression over `i` (ulong) and the arguments; indices whose
 // bin lies outside [0, bins) are not counted. Array arguments may be array views (x.view(...)):
@@ -97,22 +97,30 @@ CLFORGE_API const histogram_kernel& equal_width_histogram(const context& ctx,
                                                           std::size_t bins);
 CLFORGE_API void check_histogram_range(std::size_t bins, double lo, double hi);
 CLFORGE_API void check_histogram_scale(double width, double scale);
+/// numpy's bin edges of histogram() (see there) in a temporary of q, as float (`value_size` 4)
+/// or double (8); a clforge::error where two of them are equal (more bins than T resolves).
+CLFORGE_API queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
+                                            std::size_t value_size);
 
 template <class T, class X>
 array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, T lo, T hi) {
   static_assert(std::is_floating_point_v<T>, "clforge::histogram: float or double values");
   check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
-  const T width = hi - lo;  // in T, as the kernel computes
-  const T scale = static_cast<T>(bins) / width;
-  check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
-  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale);
+  // numpy's divisor: hi - lo in double, then T.
+  const T width = static_cast<T>(static_cast<double>(hi) - static_cast<double>(lo));
+  check_histogram_scale(static_cast<double>(width),
+                        static_cast<double>(static_cast<T>(bins) / width));
+  const queue_temporary edges = histogram_edges(q, bins, lo, hi, sizeof(T));
+  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, width, *edges);
 }
 }  // namespace detail
 
-/// Counts of x in `bins` equal-width bins over [lo, hi]: bin b = floor((x - lo) * s) with
-/// s = bins / (hi - lo) computed in T (and (x - lo) * s in T), so a value on a border between
-/// bins lands where that arithmetic puts it; x == hi counts in the last bin. Values outside
-/// [lo, hi] and NaNs are not counted. T is float or double.
+/// Counts of x in `bins` equal-width bins over [lo, hi], exactly as numpy.histogram(x, bins,
+/// range=(lo, hi)) counts them: the edges are lo + k * (hi - lo) / bins as np.linspace computes
+/// them (in double, then T), each bin holds the values from its lower edge up to (not
+/// including) its upper one, the last bin also hi. Values outside [lo, hi] and NaNs are not
+/// counted. More bins than T resolves over [lo, hi] (two equal edges) is an error, as in numpy.
+/// T is float or double.
 template <class T>
 array<cl_uint> histogram(const queue& q, const array<T>& x, std::size_t bins, T lo, T hi) {
   return detail::equal_width_counts(q, x, bins, lo, hi);

@@ -76,6 +76,8 @@ CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size
 struct selection_source {
   std::string arguments, input, output;
   scan_options options;
+  /// The extra parameters (the caller's; the scan also takes the input, output and count).
+  std::vector<parameter> extra;
   /// Extra parameters the predicate indexes with [i]: position among the extras, name.
   std::vector<std::pair<std::size_t, std::string>> indexed;
 };
@@ -98,6 +100,7 @@ CLFORGE_API void check_extra_lengths(
 template <class Count>
 struct selection_program {
   scan_kernel<Count> kernel;
+  std::vector<parameter> extra;
   std::vector<std::pair<std::size_t, std::string>> indexed;
 };
 
@@ -123,7 +126,7 @@ std::shared_ptr<const selection_program<Count>> selection_kernel(
         return std::make_shared<selection_program<Count>>(
             selection_program<Count>{scan_kernel<Count>(ctx, s.arguments, s.input, "a + b", "0",
                                                         s.output, scan_kind::inclusive, s.options),
-                                     std::move(s.indexed)});
+                                     std::move(s.extra), std::move(s.indexed)});
       }));
 }
 
@@ -134,6 +137,9 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
   const auto program =
       selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
   const selection_program<Count>& p = *program;
+  // The extra values against the extra parameters alone, so that a mismatch counts and names
+  // the caller's parameters, not the scan's own three arrays.
+  argument_list::bind(std::string(who) + ": extra_args", p.extra, args...);
   if constexpr (sizeof...(Args) > 0) {
     const std::size_t lengths[] = {argument_length(args)...};
     check_extra_lengths(who, p.indexed, in.size(), lengths, sizeof...(Args));
@@ -225,6 +231,13 @@ CLFORGE_API event gather_scatter(const queue& q, bool is_scatter, const cl::Buff
                                  std::size_t index_size, bool index_signed, std::size_t n,
                                  const cl::Buffer& src, std::size_t src_size, const cl::Buffer& dst,
                                  std::size_t dst_size, std::size_t value_size, bounds check);
+
+/// dst[to_first + i * to_step] = src[from_first + i * from_step] for i < n, elements of
+/// `value_size` bytes moved as bits: a view's elements to or from a contiguous buffer
+/// (lib/algorithms/gather.cpp). `who` names the caller in a build failure.
+event copy_strided(const queue& q, const char* who, const cl::Buffer& from, std::int64_t from_first,
+                   std::int64_t from_step, const cl::Buffer& to, std::int64_t to_first,
+                   std::int64_t to_step, std::size_t n, std::size_t value_size);
 
 template <class I, class T>
 constexpr void check_gather_types() {

@@ -16,6 +16,10 @@
 //
 // Values: any trivially copyable type of 1, 2, 4, 8 or 16 bytes (moved as bits).
 //
+// Keys and values may be array views (x.view(...)): the elements a view shows are sorted in
+// place and the others are untouched (they are copied to a temporary and back); keys and values
+// that are views must be views of two different arrays.
+//
 // Bit ranges (begin_bit, end_bit) select bits of the key's ordered form: the key itself for
 // unsigned integers; signed integers with the sign bit flipped; floating point as above. Keys
 // equal on those bits keep their input order.
@@ -55,16 +59,18 @@ struct sort_scratch_state;
 }
 
 /// Temporaries of radix sorts (a second key and value buffer, digit counts, tile states), kept
-/// between calls so that repeated sorts of up to the same size allocate nothing. One scratch
-/// serves one queue at a time (calls on it are serialised by a lock; use one scratch per queue
-/// when sorting on several queues at once).
+/// between calls so that repeated sorts of up to the same size allocate nothing. Sorts on
+/// several queues of one context, from several threads, may share a scratch: a sort on another
+/// queue than the previous one's waits, on the device, for the previous one's commands, so
+/// sorts sharing a scratch run one after another (one scratch per queue lets them overlap).
+/// Released buffers go back to the pool fenced by the last sort's queue.
 class CLFORGE_API sort_scratch {
  public:
   /// Empty scratch; buffers are allocated by the first sort that uses it.
   sort_scratch();
   /// Device memory held now, in bytes.
   std::size_t bytes() const;
-  /// Frees the held buffers (back to the context's pool).
+  /// Frees the held buffers (back to the context's pool, once the last sort's commands are done).
   void release();
 
   /// @cond INTERNAL
@@ -129,6 +135,35 @@ CLFORGE_API event radix_sort(const queue& q, const char* who, const cl::Buffer& 
                              const sort_key_type& key, const cl::Buffer* values,
                              std::size_t value_size, const sort_options& options);
 
+/// Where a sort reads and writes: a whole array, or the elements of a view (element k at
+/// first + k * step of the buffer).
+struct sort_range {
+  const cl::Buffer* buffer;
+  std::int64_t first, step;
+  std::size_t n;
+  bool is_view;
+};
+template <class T>
+sort_range sort_range_of(const array<T>& a) {
+  return {&a.buffer(), 0, 1, a.size(), false};
+}
+template <class T>
+sort_range sort_range_of(const array_view<T>& v) {
+  return {&v.buffer(), v.first(), v.step(), v.size(), true};
+}
+template <class X>
+struct is_array_view : std::false_type {};
+template <class T>
+struct is_array_view<array_view<T>> : std::true_type {};
+
+/// radix_sort over arrays or views (lib/algorithms/sort.cpp): a view's elements are copied to a
+/// temporary, sorted there and copied back. `values` is null for keys only.
+CLFORGE_API event radix_sort_ranges(const queue& q, const char* who, const sort_range& keys,
+                                    const sort_key_type& key, const sort_range* values,
+                                    std::size_t value_size, const sort_options& options);
+/// Throws unless keys and values have one length.
+CLFORGE_API void check_sort_lengths(std::size_t keys, std::size_t values);
+
 template <class V>
 constexpr void check_sort_value() {
   static_assert(std::is_trivially_copyable_v<V>,
@@ -154,19 +189,52 @@ event sort(const queue& q, array<K>& keys, order direction) {
   return sort(q, keys, o);
 }
 
+/// Sorts the elements of a view in place (the others are untouched), as sort() sorts an array.
+template <class K>
+event sort(const queue& q, const array_view<K>& keys, const sort_options& options = {}) {
+  return detail::radix_sort_ranges(q, "sort", detail::sort_range_of(keys), detail::sort_key_of<K>(),
+                                   nullptr, 0, options);
+}
+template <class K>
+event sort(const queue& q, const array_view<K>& keys, order direction) {
+  sort_options o;
+  o.direction = direction;
+  return sort(q, keys, o);
+}
+
 /// Sorts `keys` in place, stably, and permutes `values` (of the same length) with them.
 template <class K, class V>
 event sort_by_key(const queue& q, array<K>& keys, array<V>& values,
                   const sort_options& options = {}) {
   detail::check_sort_value<V>();
-  if (keys.size() != values.size())
-    throw error("sort_by_key: " + std::to_string(keys.size()) + " keys but " +
-                std::to_string(values.size()) + " values (they must have the same length)");
+  detail::check_sort_lengths(keys.size(), values.size());
   return detail::radix_sort(q, "sort_by_key", keys.buffer(), keys.size(), detail::sort_key_of<K>(),
                             &values.buffer(), sizeof(V), options);
 }
 template <class K, class V>
 event sort_by_key(const queue& q, array<K>& keys, array<V>& values, order direction) {
+  sort_options o;
+  o.direction = direction;
+  return sort_by_key(q, keys, values, o);
+}
+/// sort_by_key where the keys, the values or both are views (of two different arrays): the
+/// elements the views show are sorted in place.
+template <class Keys, class Values,
+          std::enable_if_t<
+              detail::is_array_view<Keys>::value || detail::is_array_view<Values>::value, int> = 0>
+event sort_by_key(const queue& q, const Keys& keys, const Values& values,
+                  const sort_options& options = {}) {
+  using V = typename Values::value_type;
+  detail::check_sort_value<V>();
+  const detail::sort_range vr = detail::sort_range_of(values);
+  return detail::radix_sort_ranges(q, "sort_by_key", detail::sort_range_of(keys),
+                                   detail::sort_key_of<typename Keys::value_type>(), &vr, sizeof(V),
+                                   options);
+}
+template <class Keys, class Values,
+          std::enable_if_t<
+              detail::is_array_view<Keys>::value || detail::is_array_view<Values>::value, int> = 0>
+event sort_by_key(const queue& q, const Keys& keys, const Values& values, order direction) {
   sort_options o;
   o.direction = direction;
   return sort_by_key(q, keys, values, o);
@@ -223,8 +291,11 @@ std::size_t sort_element_size(const array_view<T>&) {
 ///                                 "cell_of(x[i], y[i])", {"x", "y", "vx"}, 16, options);
 ///   by_cell(q, x, y, vx);   // x, y and vx reordered by cell, ties in their old order
 ///
-/// `key_expr` is an expression over `i` (ulong) and the arguments, of an unsigned integer type;
-/// only its low `key_bits` bits (1 to 64) count. `sort_by` names the array arguments that are
+/// `key_expr` is an expression over `i` (ulong) and the arguments. An integer key counts by its
+/// low `key_bits` bits (1 to 64), taken as unsigned. A floating-point key (float, half, double)
+/// sorts by IEEE 754's total order as clforge::sort sorts float keys (-0.0 before +0.0, NaNs
+/// last): key_bits must then be its width, 32 (float, half) or 64 (double), else construction
+/// fails with a clear error. `sort_by` names the array arguments that are
 /// permuted (global pointers, not const, all of the same length n; n is their length). The
 /// kernels are generated and built once, at construction, through the program cache. Array
 /// arguments, permuted or not, may be array views (x.view(...)); the key expression then uses

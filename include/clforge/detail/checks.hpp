@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Checks of what a device can do, shared by every layer that generates code for a type.
+// Checks shared by every layer that generates code: what a device can do with a type, and how
+// long a kernel name may be.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,5 +24,10 @@ CLFORGE_API bool require_type_support(const device_info& info, std::string_view 
 /// require_type_support for every parameter of a user's parameter list; whether any is double.
 CLFORGE_API bool require_type_support(const device_info& info, const std::vector<parameter>& params,
                                       std::string_view who);
+
+/// Throws clforge::error when `name` has more than `limit` characters (max_kernel_name_length,
+/// or max_template_name_length for a template's name); `who` names the caller in the message.
+CLFORGE_API void require_kernel_name_length(std::string_view who, const std::string& name,
+                                            std::size_t limit);
 
 }  // namespace clforge::detail

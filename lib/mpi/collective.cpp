@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
-// clforge::mpi: the agreement protocol, the MPI exchanges and device selection per rank.
-#include "clforge/mpi.hpp"
+// clforge::mpi: the agreement protocol every collective call ends its steps with, the MPI
+// exchanges in elements, and what they cost (stats).
+#include "clforge/mpi/collective.hpp"
 
-#include <cctype>
 #include <climits>
-#include <cmath>
-#include <cstdlib>
-#include <set>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 
-#include "clforge/device.hpp"
+#include "check_mpi.hpp"
+#include "clforge/error.hpp"
+#include "clforge/mpi/distributed_array.hpp"
+#include "clforge/mpi/environment.hpp"
 
 namespace clforge::mpi {
 
@@ -34,17 +38,6 @@ class timed_exchange {
   std::uint64_t bytes_;
   double start_;
 };
-
-[[noreturn]] void throw_mpi_error(const char* call, int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) length = 0;
-  throw error(std::string("clforge::mpi: ") + call + " failed: " + std::string(text, length) +
-              " (" + std::to_string(code) + ")");
-}
-void check_mpi(int code, const char* call) {
-  if (code != MPI_SUCCESS) throw_mpi_error(call, code);
-}
 
 /// Elements of `size` bytes as one MPI type, so counts are in elements (MPI counts are int).
 MPI_Datatype element_type(std::size_t size) {
@@ -252,89 +245,6 @@ void throw_inconsistent_layouts(const std::string& who) {
               ": the distributed_array arguments have different lengths or layouts");
 }
 
-namespace {
-bool identifier_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-}  // namespace
-
-std::string replace_identifier(const std::string& text, const std::string& name,
-                               const std::string& replacement) {
-  std::string out;
-  std::size_t k = 0;
-  while (k < text.size()) {
-    if (identifier_char(text[k])) {
-      std::size_t end = k;
-      while (end < text.size() && identifier_char(text[end])) ++end;
-      const std::string word = text.substr(k, end - k);
-      out += word == name ? replacement : word;
-      k = end;
-    } else {
-      out += text[k++];
-    }
-  }
-  return out;
-}
-
-bool uses_identifier(const std::string& text, const std::string& name) {
-  return replace_identifier(text, name, "\x01") != text;
-}
-
-std::string scan_output_across_ranks(const std::string& type, const std::string& output) {
-  // The user's statement sees the global values under the usual names; the local scan's item,
-  // prev_item and last_item are renamed away so its own last_item pass is not triggered.
-  std::string user = replace_identifier(output, "item", "clforge_mpi_item");
-  user = replace_identifier(user, "prev_item", "clforge_mpi_prev");
-  user = replace_identifier(user, "last_item", "clforge_mpi_last");
-  std::string s = "{ ";
-  if (uses_identifier(user, "clforge_mpi_item"))
-    s += "const " + type + " clforge_mpi_item = clforge_mpi_op(cfmpi_carry[0], item); ";
-  if (uses_identifier(user, "clforge_mpi_prev"))
-    s += "const " + type + " clforge_mpi_prev = clforge_mpi_op(cfmpi_carry[0], prev_item); ";
-  if (uses_identifier(user, "clforge_mpi_last"))
-    s += "const " + type + " clforge_mpi_last = cfmpi_carry[1]; ";
-  return s + "\n" + user + ";\n}";  // the statement may come without its semicolon
-}
-
-scan_options scan_part_options(const scan_options& options, const std::string& suffix,
-                               const std::string& type, const std::string& scan) {
-  scan_options o = options;
-  o.name = (options.name.empty() ? std::string("scan") : options.name) + suffix;
-  // The carry-in joins on the left: the ranks before come first, so order is kept.
-  o.preamble = options.preamble + "\nstatic inline " + type + " clforge_mpi_op(" + type + " a, " +
-               type + " b) {\n  return (" + scan + ");\n}\n";
-  return o;
-}
-
-std::size_t exact_row_shift(const std::vector<const std::vector<point2f>*>& polygons,
-                            std::size_t first_row) {
-  // y - t is exact in float when some float f has f + t == y exactly; checked with the exact
-  // error of the double sum (TwoSum). Non-finite y pass through (polygon_mask rejects NaN).
-  auto exact = [&](std::size_t t) {
-    const double td = static_cast<double>(t);
-    for (const auto* p : polygons)
-      for (const point2f& v : *p) {
-        if (!std::isfinite(v.y)) continue;
-        const float f = static_cast<float>(static_cast<double>(v.y) - td);
-        const double a = f, s = a + td, bb = s - a;
-        const double err = (a - (s - bb)) + (td - bb);
-        if (s != static_cast<double>(v.y) || err != 0.0) return false;
-      }
-    return true;
-  };
-  if (exact(first_row)) return first_row;
-  // Moving up by t <= y is exact for every vertex at or below row t: try the rows of the
-  // vertices above the block, nearest first; 0 always works.
-  std::set<std::size_t, std::greater<>> candidates{0};
-  for (const auto* p : polygons)
-    for (const point2f& v : *p)
-      if (std::isfinite(v.y) && v.y > 0 && v.y < static_cast<float>(first_row))
-        candidates.insert(static_cast<std::size_t>(std::floor(v.y)));
-  for (std::size_t t : candidates)
-    if (exact(t)) return t;
-  return 0;
-}
-
 }  // namespace detail
 
 exchange_stats stats() {
@@ -344,37 +254,6 @@ exchange_stats stats() {
 void reset_stats() {
   std::lock_guard<std::mutex> lock(detail::stats_mutex);
   detail::totals = {};
-}
-
-int node_local_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  detail::check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, detail::comm_rank(comm),
-                                        MPI_INFO_NULL, &node),
-                    "MPI_Comm_split_type");
-  const int local = detail::comm_rank(node);
-  MPI_Comm_free(&node);
-  return local;
-}
-
-context context_for_rank(MPI_Comm comm) {
-  const int local = node_local_rank(comm);
-  context ctx;
-  detail::collective_step(comm, {"context_for_rank", 0, 0, false}, [&] {
-    const char* spec = std::getenv("CLFORGE_DEVICE");
-    if (spec && *spec) {
-      ctx = context::create_default();
-      return;
-    }
-    std::vector<device_entry> gpus;
-    for (device_entry& d : list_devices())
-      if (d.info.is_gpu()) gpus.push_back(std::move(d));
-    if (gpus.empty()) {
-      ctx = context::create_default();
-      return;
-    }
-    ctx = context(gpus[static_cast<std::size_t>(local) % gpus.size()].device);
-  });
-  return ctx;
 }
 
 }  // namespace clforge::mpi

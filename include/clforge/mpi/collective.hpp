@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// The agreement protocol under every collective call of clforge::mpi (collective_step: every
+// rank throws the same error or none does) and the MPI exchanges in elements. Internal: the
+// distributed containers and algorithms are built on it; a new one uses collective_step for its
+// local work and these exchanges between the steps.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clforge/context.hpp"
+#include "clforge/mpi/c_api.hpp"
+#include "clforge/types.hpp"
+
+namespace clforge::mpi {
+/// @cond INTERNAL
+namespace detail {
+
+/// What the ranks agree on before an exchange: the operation with its types (`what`, also used
+/// in messages), a fingerprint of everything else that must match (snippets, root, options) and
+/// the global length.
+struct call_info {
+  std::string what;
+  std::uint64_t fingerprint = 0;
+  std::uint64_t length = 0;
+  bool has_length = true;  // false for calls without an array (constructors)
+};
+
+/// FNV-1a over the parts (with separators), for call_info::fingerprint.
+CLFORGE_MPI_API std::uint64_t fingerprint(std::initializer_list<std::string_view> parts);
+
+/// Every rank passes its call_info and its local failure (nullptr: none). Throws the same
+/// clforge::error on every rank when the infos differ or some rank failed.
+CLFORGE_MPI_API void agree(MPI_Comm comm, const call_info& info, const std::string* failure);
+
+/// Runs `local` (this rank's part), catching what it throws, then agree(): the one way the
+/// functions below let an error out, so every rank throws or none does.
+template <class F>
+void collective_step(MPI_Comm comm, const call_info& info, F&& local) {
+  std::string failure;
+  bool failed = false;
+  try {
+    local();
+  } catch (const std::exception& e) {
+    failed = true;
+    failure = e.what();
+  } catch (...) {
+    failed = true;
+    failure = "unknown exception";
+  }
+  agree(comm, info, failed ? &failure : nullptr);
+}
+
+CLFORGE_MPI_API int comm_rank(MPI_Comm comm);
+CLFORGE_MPI_API int comm_size(MPI_Comm comm);
+/// The MPI exchanges, on elements of `element_size` bytes, counts and offsets in elements.
+/// They throw clforge::error only for a failed MPI call (which the default MPI error handler
+/// turns into an abort before that).
+CLFORGE_MPI_API void allgather(MPI_Comm comm, const void* mine, void* all,
+                               std::size_t element_size);
+CLFORGE_MPI_API void scatterv(MPI_Comm comm, int root, const void* send,
+                              const std::vector<std::size_t>& counts,
+                              const std::vector<std::size_t>& offsets, void* recv,
+                              std::size_t element_size);
+CLFORGE_MPI_API void gatherv(MPI_Comm comm, int root, const void* send, std::size_t count,
+                             void* recv, const std::vector<std::size_t>& counts,
+                             const std::vector<std::size_t>& offsets, std::size_t element_size);
+CLFORGE_MPI_API void alltoallv(MPI_Comm comm, const void* send,
+                               const std::vector<std::size_t>& send_counts,
+                               const std::vector<std::size_t>& send_offsets, void* recv,
+                               const std::vector<std::size_t>& recv_counts,
+                               const std::vector<std::size_t>& recv_offsets,
+                               std::size_t element_size);
+/// Throws unless every count fits MPI's int counts.
+CLFORGE_MPI_API void check_counts(const char* who, const std::vector<std::size_t>& counts);
+/// Built objects kept per (context, key) with the context (detail::per_context), released with
+/// it; `make` receives a handle that does not keep the context alive.
+template <class K, class Make>
+const K& cached_object(const context& ctx, const std::string& key, const Make& make) {
+  return *std::static_pointer_cast<K>(clforge::detail::per_context(ctx, "clforge.mpi", key, [&] {
+    return std::static_pointer_cast<void>(
+        std::make_shared<K>(make(clforge::detail::weak_context(ctx))));
+  }));
+}
+
+template <class T>
+std::string type_tag() {
+  return type_name<T>() + "/" + std::to_string(sizeof(T));
+}
+
+}  // namespace detail
+/// @endcond
+}  // namespace clforge::mpi

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# Run by the package_uninstall test: cmake --install into a fresh prefix (the license is there,
+# and the HTML reference where --target docs built it), then the uninstall script on the install
+# manifest: no file may be left.
+file(REMOVE_RECURSE ${PREFIX})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX}
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${rc})")
+endif()
+file(GLOB_RECURSE installed ${PREFIX}/*)
+list(LENGTH installed count)
+file(GLOB license ${PREFIX}/share/doc/clforge/LICENSE)
+if(NOT license)
+  message(FATAL_ERROR "LICENSE is not installed in share/doc/clforge")
+endif()
+if(EXISTS ${BUILD_DIR}/docs/html/index.html AND NOT EXISTS ${PREFIX}/share/doc/clforge/html/index.html)
+  message(FATAL_ERROR "the HTML reference (built by --target docs) is not installed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -DMANIFEST=${BUILD_DIR}/install_manifest.txt -P ${UNINSTALL}
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the uninstall script failed (${rc})")
+endif()
+file(GLOB_RECURSE left LIST_DIRECTORIES true ${PREFIX}/*)
+set(files "")
+foreach(path IN LISTS left)
+  if(NOT IS_DIRECTORY ${path})
+    list(APPEND files ${path})
+  endif()
+endforeach()
+if(files)
+  message(FATAL_ERROR "left after uninstall: ${files}")
+endif()
+message(STATUS "installed ${count} files; the uninstall removed them all (directories left: ${left})")
