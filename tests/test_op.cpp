@@ -771,6 +771,17 @@ TEST(op, kernel_signature_errors) {
   op::par_loop(q(), op::kernel("void nothing(void) { }", "nothing"), s);
 }
 
+// A function that does not compile: the build failure names the loop and quotes the user's line;
+// nothing ran.
+TEST(op, a_function_that_does_not_compile_names_the_loop) {
+  op::set s(3, "s");
+  op::dat<float> x(q(), s, 1, std::vector<float>{1.0f, 2.0f, 3.0f}, "x");
+  const op::kernel k("void f(float* x) { x[0] = no_such_identifier_op7; }", "f");
+  EXPECT_CLFORGE_ERROR(op::par_loop(q(), k, s, x(op::RW)),
+                       {"op::par_loop \"f\" over set \"s\"", "no_such_identifier_op7"});
+  EXPECT_EQ(x.to_host(q()), (std::vector<float>{1.0f, 2.0f, 3.0f}));
+}
+
 // Maps are checked when made: the first value outside the target set, on the host or on the
 // device; and dats and maps take as many values as their sets say.
 TEST(op, maps_and_dats_are_checked_when_made) {
