@@ -25,9 +25,9 @@
 namespace clforge::tuning {
 
 /// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon", "sort",
-/// "histogram", "stencil", "par_loop") with "key=value,..." for the calls on `ctx` from now on; `primitive`
-/// "table" selects a table by name; `primitive` "tuned" with "on" or "off" uses or ignores the
-/// stored autotuned results. Later calls win over earlier ones.
+/// "histogram", "stencil", "par_loop") with "key=value,..." for the calls on `ctx` from now on;
+/// `primitive` "table" selects a table by name; `primitive` "tuned" with "on" or "off" uses or
+/// ignores the stored autotuned results. Later calls win over earlier ones.
 CLFORGE_API void set(const context& ctx, const std::string& primitive, const std::string& settings);
 /// Forgets every tuning::set of `ctx` (CLFORGE_TUNE still applies).
 CLFORGE_API void reset(const context& ctx);
