@@ -184,8 +184,9 @@ CLFORGE_DOUBLE_CAS(clforge_atomic_max_double, CLFORGE_OP_GREATER)
 #define CLFORGE_OP_SCATTER_GLOBAL_READ(k, T, DIM)
 #define CLFORGE_OP_SCATTER_GLOBAL_MIN(k, T, DIM)
 #define CLFORGE_OP_SCATTER_GLOBAL_MAX(k, T, DIM)
-#define CLFORGE_OP_SCATTER_GLOBAL_INC(k, T, DIM) \
-  for (uint clforge_j = 0; clforge_j < (DIM); ++clforge_j) clforge_sum##k[clforge_j] += clforge_v##k[clforge_j];
+#define CLFORGE_OP_SCATTER_GLOBAL_INC(k, T, DIM)              \
+  for (uint clforge_j = 0; clforge_j < (DIM); ++clforge_j) \
+    clforge_sum##k[clforge_j] += clforge_v##k[clforge_j];
 #define CLFORGE_OP_SCATTER_DIRECT(k, T, DIM, MODE, ARITY, ATOMIC) \
   CLFORGE_OP_STORE_##MODE(T, clforge_v##k, clforge_at##k, DIM, 0)
 #define CLFORGE_OP_SCATTER_INDIRECT(k, T, DIM, MODE, ARITY, ATOMIC) \
@@ -196,8 +197,8 @@ CLFORGE_DOUBLE_CAS(clforge_atomic_max_double, CLFORGE_OP_GREATER)
                             clforge_d##k + clforge_at##k[clforge_a], DIM, ATOMIC)                \
   }
 
-// Globals: a work-item's copy lives across its elements. READ holds the values, INC starts at
-// zero, MIN and MAX at the global's value (which leaves it as it is when combined back).
+// Globals: a work-item's copy lives across its elements. READ holds the values, INC's sum starts
+// at zero, MIN and MAX at the global's value (which leaves it as it is when combined back).
 #define CLFORGE_OP_INIT(k, T, DIM, KIND, MODE, MAP, INDEX, ARITY, ATOMIC) \
   CLFORGE_OP_INIT_##KIND(k, T, DIM, MODE)
 #define CLFORGE_OP_INIT_DIRECT(k, T, DIM, MODE)
