@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -337,6 +338,30 @@ std::vector<std::string> declared_kernel_names(const std::string& source) {
       }
     }
   }
+  // A name an object-like macro spells (`#define NAME long_name`, through a few levels) is the
+  // name the compiler sees: NVIDIA's driver corrupted the process's heap building a kernel so
+  // named with 280 characters, before clforge could read the built program's names.
+  std::map<std::string, std::string> macros;
+  std::istringstream lines(source);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string hash, define, name, value, rest;
+    words >> hash;
+    if (hash == "#")
+      words >> define;
+    else if (hash.rfind("#", 0) == 0)
+      define = hash.substr(1);
+    if (define != "define" || !(words >> name >> value) || (words >> rest)) continue;
+    if (is_ident(name[0]) && name.find('(') == std::string::npos &&
+        std::all_of(value.begin(), value.end(), is_ident))
+      macros[name] = value;
+  }
+  for (std::string& name : names)
+    for (int level = 0; level < 8; ++level) {
+      const auto m = macros.find(name);
+      if (m == macros.end()) break;
+      name = m->second;
+    }
   return names;
 }
 

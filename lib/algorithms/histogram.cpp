@@ -230,21 +230,22 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
         // The edges are not an array of n values.
         o.check_array_lengths = false;
         const std::string last = std::to_string(bins - 1);
-        // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T, moved down
-        // one below its lower edge or up one at or above its upper edge (not past the last bin,
-        // which holds hi). The clamp only keeps the loads in bounds.
+        // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
+        // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
+        // rest of the work per value), moved down one below its lower edge or up one at or
+        // above its upper edge (not past the last bin, which holds hi). The clamp only keeps
+        // the loads in bounds.
         o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
-                     " hi, " + type + " width, global const " + type + "* edges) {\n" +
+                     " hi, " + type + " scale, global const " + type + "* edges) {\n" +
                      "  if (!(x >= lo && x <= hi)) return -1;\n" +
-                     "  long b = clamp((long)(((x - lo) / width) * (" + type + ")" +
-                     std::to_string(bins) + "), 0L, " + last + "L);\n" +
+                     "  long b = clamp((long)((x - lo) * scale), 0L, " + last + "L);\n" +
                      "  if (x < edges[b]) return b - 1;\n" + "  if (b != " + last +
                      " && x >= edges[b + 1]) return b + 1;\n" + "  return b;\n}\n";
         return std::make_shared<histogram_kernel>(
             weak_context(ctx),
             "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type +
-                " width, global const " + type + "* edges",
-            "clforge_bin_of(x[i], lo, hi, width, edges)", bins, o);
+                " scale, global const " + type + "* edges",
+            "clforge_bin_of(x[i], lo, hi, scale, edges)", bins, o);
       });
   return *made;  // the context holds it
 }

@@ -305,6 +305,14 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
           build_template(ctx, e->header, "scan_lookback", values, options.build_options);
       e->total = e->total_program.kernel(e->header.name + "_last_item");
     }
+    // The tile's group is compiled in: a kernel the compiler gave fewer work-items (registers)
+    // cannot run it, whatever the device's limit.
+    for (const kernel* k : {&e->main, &e->total})
+      if (*k && k->work_group_size() < e->group)
+        throw error(e->who() + ": a look-back tile of " + std::to_string(e->group) +
+                    " work-items, the built kernel allows at most " +
+                    std::to_string(k->work_group_size()) + " on " + info.name +
+                    " (lower the tuning's scan:group)");
   } else {
     check_bound(e->who(), "chunk_granularity", asked.granularity, 0, kMaxChunkValue);
     check_bound(e->who(), "max_chunks", asked.max_chunks, 0, kMaxChunkValue);

@@ -108,10 +108,10 @@ array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, 
   check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
   // numpy's divisor: hi - lo in double, then T.
   const T width = static_cast<T>(static_cast<double>(hi) - static_cast<double>(lo));
-  check_histogram_scale(static_cast<double>(width),
-                        static_cast<double>(static_cast<T>(bins) / width));
+  const T scale = static_cast<T>(bins) / width;
+  check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
   const queue_temporary edges = histogram_edges(q, bins, lo, hi, sizeof(T));
-  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, width, *edges);
+  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale, *edges);
 }
 }  // namespace detail
 
