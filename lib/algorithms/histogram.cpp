@@ -74,21 +74,19 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
          2 * copies * bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes / 2)
     copies *= 2;
 
-  const std::string& pragma = header.fp64_pragma;
   const std::string list = parameter_list(st->params);
-  const std::string source =
-      "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
-      std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
-      "\n#define CLFORGE_COPIES " + std::to_string(copies) + "\n#define CLFORGE_UNROLL " +
-      std::to_string(policy.unroll) + "\n" + pragma + snippet(options.preamble) +
-      render_kernel("histogram", {{"name", st->name},
-                                  {"user_parameters", list.empty() ? "" : list + ", "},
-                                  {"bin_expr", snippet(bin_expr)}});
-  try {
-    st->prog = ctx.build(source, options.build_options);
-  } catch (const error& failure) {
-    throw error(st->who + ": " + failure.what());
-  }
+  st->prog = build_template(ctx, header, "histogram",
+                            {{"name", st->name},
+                             {"extensions", header.fp64_pragma},
+                             {"preamble", snippet(options.preamble)},
+                             {"user_parameters", list.empty() ? "" : list + ", "},
+                             {"bin_expr", snippet(bin_expr)}},
+                            options.build_options,
+                            {{"CLFORGE_BINS", std::to_string(bins)},
+                             {"CLFORGE_GROUP", std::to_string(st->group)},
+                             {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
+                             {"CLFORGE_COPIES", std::to_string(copies)},
+                             {"CLFORGE_UNROLL", std::to_string(policy.unroll)}});
   st->k = st->prog.kernel(st->name);
   state_ = std::move(st);
 }

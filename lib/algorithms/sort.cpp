@@ -170,33 +170,24 @@ sort_path choose_path(const sort_policy& policy, const sort_options& options,
 }
 
 program build_sort_program(const context& ctx, const sort_plan& p) {
-  std::string defines;
-  auto define = [&](const char* name, const std::string& v) {
-    defines += std::string("#define ") + name + " " + v + "\n";
-  };
-  if (p.key.kind == 2 && p.key.bits == 64)
-    defines += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  define("CLFORGE_KEY_T", p.key.name);
-  define("CLFORGE_UKEY_T", p.key.unsigned_name);
-  define("CLFORGE_KEY_KIND", std::to_string(p.key.kind));
-  define("CLFORGE_KEY_SIZE", std::to_string(p.key.bits / 8));
-  define("CLFORGE_HAS_VALUES", p.value_size ? "1" : "0");
-  define("CLFORGE_VALUE_T", moved_type_of_size(p.value_size ? p.value_size : 4));
-  define("CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4));
-  if (p.path == sort_path::onesweep) {
-    define("CLFORGE_ONESWEEP", "1");
-    define("CLFORGE_GROUP", std::to_string(p.group));
-    define("CLFORGE_ITEMS", std::to_string(p.items));
-    define("CLFORGE_RANKING", std::to_string(int(p.policy.ranking)));
-  } else {
-    define("CLFORGE_ONESWEEP", "0");
-    define("CLFORGE_CHUNK_DIGIT_BITS", std::to_string(p.digit_bits));
-  }
-  try {
-    return ctx.build(defines + std::string(embedded_kernel("sort")));
-  } catch (const error& failure) {
-    throw error(std::string(p.who) + ": building the radix sort kernels failed: " + failure.what());
-  }
+  template_defines defines = {
+      {"CLFORGE_KEY_T", p.key.name},
+      {"CLFORGE_UKEY_T", p.key.unsigned_name},
+      {"CLFORGE_KEY_KIND", std::to_string(p.key.kind)},
+      {"CLFORGE_KEY_SIZE", std::to_string(p.key.bits / 8)},
+      {"CLFORGE_HAS_VALUES", p.value_size ? "1" : "0"},
+      {"CLFORGE_VALUE_T", moved_type_of_size(p.value_size ? p.value_size : 4)},
+      {"CLFORGE_VALUE_SIZE", std::to_string(p.value_size ? p.value_size : 4)}};
+  if (p.path == sort_path::onesweep)
+    defines.insert(defines.end(), {{"CLFORGE_ONESWEEP", "1"},
+                                   {"CLFORGE_GROUP", std::to_string(p.group)},
+                                   {"CLFORGE_ITEMS", std::to_string(p.items)},
+                                   {"CLFORGE_RANKING", std::to_string(int(p.policy.ranking))}});
+  else
+    defines.insert(defines.end(), {{"CLFORGE_ONESWEEP", "0"},
+                                   {"CLFORGE_CHUNK_DIGIT_BITS", std::to_string(p.digit_bits)}});
+  return build_template(ctx, std::string(p.who) + ": building the radix sort kernels failed",
+                        defines, {{"sort", {}}});
 }
 
 // Fits the tile to the device. False where it cannot fit and `required` is false (the table
@@ -596,28 +587,34 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
     moves = v.snippets[1];
     stores = v.snippets[2];
   }
-  std::string source = header.fp64_pragma + snippet(options.preamble);
+  const std::string user_parameters = list.empty() ? "" : list + ", ";
+  std::vector<template_file> files;
   for (const char* index : {"uint", "ulong"}) {
-    const std::string suffix = index[0] == 'u' && index[1] == 'i' ? "32" : "64";
-    source += render_kernel("sort_key", {{"name", st->name},
-                                         {"keys_name", st->name + "_keys" + suffix},
-                                         {"permute_name", st->name + "_permute" + suffix},
-                                         {"user_parameters", list.empty() ? "" : list + ", "},
-                                         {"key_type", st->key.name},
-                                         {"key_bits", std::to_string(key_bits)},
-                                         {"index_type", index},
-                                         {"key_expr", snippet(key)},
-                                         {"moved_parameters", moved_parameters},
-                                         {"moves", moves}});
+    const bool first = files.empty();
+    const std::string suffix = first ? "32" : "64";
+    files.push_back({"sort_key",
+                     {{"name", st->name},
+                      {"extensions", first ? header.fp64_pragma : ""},
+                      {"preamble", first ? snippet(options.preamble) : ""},
+                      {"keys_name", st->name + "_keys" + suffix},
+                      {"permute_name", st->name + "_permute" + suffix},
+                      {"user_parameters", user_parameters},
+                      {"key_type", st->key.name},
+                      {"key_bits", std::to_string(key_bits)},
+                      {"index_type", index},
+                      {"key_expr", snippet(key)},
+                      {"moved_parameters", moved_parameters},
+                      {"moves", moves}}});
   }
   if (st->is_variant)
-    source +=
-        "\nkernel void " + st->name + "_store(" + list + (list.empty() ? "" : ", ") + "ulong n" +
-        moved_parameters +
-        ") {\n  const ulong clforge_i = get_global_id(0);\n  if (clforge_i >= n) return;\n  " +
-        stores + "\n}\n";
+    files.push_back({"sort_store",
+                     {{"name", st->name},
+                      {"store_name", st->name + "_store"},
+                      {"user_parameters", user_parameters},
+                      {"moved_parameters", moved_parameters},
+                      {"stores", stores}}});
   try {
-    st->prog = ctx.build(source, options.build_options);
+    st->prog = build_template(ctx, st->who, {}, files, options.build_options);
   } catch (const error& failure) {
     // A floating-point key with other key_bits than its width (kernels/sort_key.cl): an error
     // line of the log names the array of negative size (the source quoted below it names both).
@@ -641,7 +638,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
         throw error(st->who + ": the key expression is " + type + ", which sorts by its " +
                     std::to_string(bits) + " ordered bits: give key_bits " + std::to_string(bits) +
                     ", not " + std::to_string(key_bits));
-    throw error(st->who + ": " + log);
+    throw;
   }
   st->keys32 = st->prog.kernel(st->name + "_keys32");
   st->keys64 = st->prog.kernel(st->name + "_keys64");

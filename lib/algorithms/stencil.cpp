@@ -1365,18 +1365,14 @@ event fill_ghost_layers(const queue& q, const cl::Buffer& buffer, const std::str
                   " only (a periodic dimension is periodic on both sides)");
   const context& ctx = q.ctx();
   const auto made = per_context_as<kernel>(ctx, "clforge.ghosts", type, [&] {
-    std::string source = "#define CLFORGE_T " + type + "\n";
+    std::string extensions;
     bool fp64 = require_type_support(ctx.info(), type, who);
     if (type == "cdouble_t") fp64 = require_type_support(ctx.info(), "double", who);
-    if (fp64) source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    if (type == "cfloat_t" || type == "cdouble_t") source += complex_header();
-    source += render_kernel("ghosts", {});
-    program p;
-    try {
-      p = weak_context(ctx).build(source);
-    } catch (const error& failure) {
-      throw error(std::string(who) + " (" + type + "): ", failure);
-    }
+    if (fp64) extensions += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    if (type == "cfloat_t" || type == "cdouble_t") extensions += complex_header();
+    const program p =
+        build_template(weak_context(ctx), std::string(who) + " (" + type + ")",
+                       {{"CLFORGE_T", type}}, {{"ghosts", {{"extensions", extensions}}}});
     return std::make_shared<kernel>(p.kernel("clforge_ghosts"));
   });
   auto kind_of = [](boundary_kind k) {

@@ -175,15 +175,22 @@ template_header start_template(const context& ctx, const std::string& what, cons
   return h;
 }
 
-program build_template(const context& ctx, const template_header& header,
-                       std::string_view template_name, const template_values& values,
-                       const std::string& build_options) {
-  std::string source = render_kernel(template_name, values);
+program build_template(const context& ctx, const std::string& who, const template_defines& defines,
+                       const std::vector<template_file>& files, const std::string& build_options) {
+  std::string source;
+  for (const auto& [name, value] : defines) source += "#define " + name + " " + value + "\n";
+  for (const template_file& file : files) source += render_kernel(file.name, file.values);
   try {
     return ctx.build(source, build_options);
   } catch (const error& failure) {
-    throw error(header.who + ": ", failure);
+    throw error(who + ": ", failure);
   }
+}
+
+program build_template(const context& ctx, const template_header& header,
+                       std::string_view template_name, const template_values& values,
+                       const std::string& build_options, const template_defines& defines) {
+  return build_template(ctx, header.who, defines, {{template_name, values}}, build_options);
 }
 
 std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels) {
