@@ -99,7 +99,7 @@ declarations parse_declarations(const std::string& parameters, const std::string
     throw error(who + ": no parameters; declare the fields as TYPE[ND] NAME (\"float[2D] u\")");
   for (const std::string& raw : split_top(parameters, ',')) {
     const std::string part = trimmed(raw);
-    const auto t = snippet_tokens(part);
+    const auto t = source_tokens(part);
     // TYPE... [ ND ] NAME
     std::size_t open = 0;
     while (open < t.size() && t[open] != "[") ++open;
@@ -158,7 +158,7 @@ std::string offsets_text(const std::array<int, 3>& o, std::size_t dims) {
 
 std::vector<access> parse_accesses(const std::string& text, declarations& decl,
                                    const std::string& who) {
-  const auto t = snippet_tokens(text);
+  const auto t = source_tokens(text);
   auto at = [&](std::size_t k) { return k < t.size() ? t[k] : std::string_view(); };
   std::vector<access> out;
   for (std::size_t k = 0; k < t.size(); ++k) {
@@ -416,7 +416,7 @@ std::vector<dim_slice> parse_slice(const std::string& text, std::size_t dims,
     if (sections.size() > 3)
       throw error(where + ": dimension " + std::to_string(d) + " has more than start:stop:step");
     auto tokens = [&](std::size_t s) {
-      return s < sections.size() ? snippet_tokens(sections[s]) : std::vector<std::string_view>();
+      return s < sections.size() ? source_tokens(sections[s]) : std::vector<std::string_view>();
     };
     const std::string at = where + ", dimension " + std::to_string(d);
     // Keep the section texts alive while their tokens are used.

@@ -63,10 +63,8 @@ template_header start_template(const context& ctx, const std::string& what, cons
 /// puts around it.
 std::string snippet(std::string_view text);
 
-/// The tokens of a snippet: identifiers and numbers whole, other characters one by one; blanks
-/// and comments dropped. Linear in the text, whatever its length.
-std::vector<std::string_view> snippet_tokens(std::string_view text);
-/// Whether `text` uses the identifier `name` as a whole word (outside comments).
+/// Whether `text` uses the identifier `name` as a whole word (outside comments and literals;
+/// source_tokens, clforge/detail/codegen.hpp, is the one scanner of snippets).
 bool uses_name(std::string_view text, std::string_view name);
 /// Whether `text` uses `name[i]` anywhere.
 bool indexes_with_i(std::string_view text, std::string_view name);
