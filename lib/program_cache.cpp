@@ -323,7 +323,9 @@ std::vector<std::string> built_kernel_names(const cl::Program& built) {
   std::size_t bytes = 0;
   if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, 0, nullptr, &bytes) != CL_SUCCESS)
     return {};
-  std::string list(bytes, '\0');
+  // Room past the size the driver reports: NVIDIA's wrote past it for a kernel whose name (made
+  // by a macro) is longer than 255 characters, corrupting the heap.
+  std::string list(bytes + 4096, '\0');
   if (clGetProgramInfo(built(), CL_PROGRAM_KERNEL_NAMES, bytes, list.data(), nullptr) != CL_SUCCESS)
     return {};
   list.resize(std::strlen(list.c_str()));

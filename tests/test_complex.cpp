@@ -271,8 +271,11 @@ void check_special_arithmetic() {
   expect_parts_match<F>("a * r", cf::eval(q(), a * r).to_host(q()), want, with_real, 0);
   for (std::size_t i = 0; i < ha.size(); ++i) want[i] = hr[i] * ha[i];
   expect_parts_match<F>("r * a", cf::eval(q(), r * a).to_host(q()), want, with_real, 0);
+  // A real division each: OpenCL allows float division 2.5 ulp, and NVIDIA's is further off
+  // where the divisor's reciprocal is subnormal (3.5 / 1.7e38: 6 ulp).
   for (std::size_t i = 0; i < ha.size(); ++i) want[i] = ha[i] / hr[i];
-  expect_parts_match<F>("a / r", cf::eval(q(), a / r).to_host(q()), want, with_real, 0);
+  expect_parts_match<F>("a / r", cf::eval(q(), a / r).to_host(q()), want, with_real,
+                        tolerance_of<F>());
   for (std::size_t i = 0; i < ha.size(); ++i) want[i] = C((long double)hr[i] / wide(ha[i]));
   expect_parts_match<F>(
       "r / a", cf::eval(q(), r / a).to_host(q()), want, with_real, tolerance_of<F>(),
@@ -339,6 +342,21 @@ void check_special_pow() {
   const std::vector<C> values = special_complex<F>();
   std::vector<C> ha, hb;
   operand_pairs(ha, hb, true, 14);  // pow(a, 0): see below
+  // Where |Im(b log a)| is large the result's angle is lost in the rounding of b log a (one ulp
+  // of 2e38 is 2e31 radians): such pairs compare two logs' last bits, not pow. They are left
+  // out; the tolerance below holds up to |Im(b log a)| = limit.
+  {
+    const double eps = std::numeric_limits<F>::epsilon();
+    const double limit = (std::is_same_v<F, float> ? 2e-3 : 1e-11) / (8 * eps);
+    std::vector<C> keep_a, keep_b;
+    for (std::size_t i = 0; i < ha.size(); ++i) {
+      using wide = std::complex<long double>;
+      const long double angle = (wide(hb[i]) * std::log(wide(ha[i]))).imag();
+      if (std::isfinite(angle) && std::fabs(angle) > limit) continue;
+      keep_a.push_back(ha[i]), keep_b.push_back(hb[i]);
+    }
+    ha.swap(keep_a), hb.swap(keep_b);
+  }
   auto a = cf::array<C>::from_host(q(), ha);
   auto b = cf::array<C>::from_host(q(), hb);
   std::vector<C> want(ha.size());

@@ -442,7 +442,12 @@ TEST(tuner, every_registry_row_is_tunable_in_a_short_budget) {
     EXPECT_GT(r.search.tried, 0u);
     EXPECT_GT(r.search.space_size, 1u);
     EXPECT_EQ(r.search.rejected, 0u);
-    EXPECT_EQ(r.search.failed, 0u);
+    // On a CPU every candidate runs; a GPU's compiler may give a candidate's kernel fewer
+    // work-items than its group (registers), which the search skips as failed.
+    if (ctx().info().is_cpu())
+      EXPECT_EQ(r.search.failed, 0u);
+    else
+      EXPECT_LT(r.search.failed, r.search.tried);
     EXPECT_EQ(cf::detail::normalized_policy(row->name(), r.policy, "test"), r.policy);
   }
   EXPECT_TRUE(cf::tuner::stored(ctx()).empty());

@@ -383,11 +383,11 @@ struct binary_expression : detail::expression_base {
         return p + Op::complex_fn + "_real(" + detail::convert_code<left, value_type>(a) + ", " +
                detail::convert_code<right, real>(b) + ")";
       } else if constexpr (!detail::is_complex_v<left> && !std::is_same_v<Op, detail::op_div>) {
-        const std::string r = detail::convert_code<left, real>(a);
+        const std::string x = detail::convert_code<left, real>(a);
         const std::string z = detail::convert_code<right, value_type>(b);
         if constexpr (std::is_same_v<Op, detail::op_sub>)
-          return p + "real_sub(" + r + ", " + z + ")";
-        return p + Op::complex_fn + "_real(" + z + ", " + r + ")";  // + and * commute
+          return p + "real_sub(" + x + ", " + z + ")";
+        return p + Op::complex_fn + "_real(" + z + ", " + x + ")";  // + and * commute
       } else {
         return p + Op::complex_fn + "(" + detail::convert_code<left, value_type>(a) + ", " +
                detail::convert_code<right, value_type>(b) + ")";
@@ -726,7 +726,9 @@ event run_assignment(const queue& q, const Target& target, const X& expression) 
   e.check(check);
   if (q.ctx().identity() != check.context_id)
     throw_expression_error("the queue belongs to another context than the arrays");
-  const elementwise_kernel& kernel = cached_kernel<elementwise_kernel>(
+  // A pointer, not a reference: g++ 13's -Wdangling-reference (in -Wall) takes a reference
+  // returned by a call with temporary arguments for a dangling one.
+  const elementwise_kernel* kernel = &cached_kernel<elementwise_kernel>(
       q.ctx(), typeid(assignment_shape<Target, E>).name(), [&](const context& ctx) {
         expression_source s;
         std::string out = target_traits<Target>::emit(s);
@@ -742,7 +744,7 @@ event run_assignment(const queue& q, const Target& target, const X& expression) 
   if (target.size() == 0) return {};
   return std::apply(
       [&](const auto&... a) {
-        return kernel(q, clforge::range(static_cast<std::int64_t>(target.size())), a...);
+        return (*kernel)(q, clforge::range(static_cast<std::int64_t>(target.size())), a...);
       },
       std::tuple_cat(target_traits<Target>::args(target), e.args()));
 }

@@ -132,6 +132,14 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
     e.total_program = build_template(ctx, e.header, "scan_lookback", values, options.build_options);
     e.total = e.total_program.kernel(e.header.name + "_last_item");
   }
+  // The tile's group is compiled in: a kernel the compiler gave fewer work-items (registers)
+  // cannot run it, whatever the device's limit.
+  for (const kernel* k : {&e.main, &e.total})
+    if (*k && k->work_group_size() < e.group)
+      throw error(e.who() + ": a look-back tile of " + std::to_string(e.group) +
+                  " work-items, the built kernel allows at most " +
+                  std::to_string(k->work_group_size()) + " on " + ctx.info().name +
+                  " (lower the tuning's scan:group)");
 }
 
 event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_list& args,

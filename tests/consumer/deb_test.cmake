@@ -52,7 +52,16 @@ string(REPLACE "(" "\\(" same_re "${same}")
 string(REPLACE ")" "\\)" same_re "${same_re}")
 string(REPLACE "." "\\." same_re "${same_re}")
 expect("${${core}_control}" "Depends:[^\n]*ocl-icd-libopencl1" "${core}")
-expect("${${core}_control}" "Depends:[^\n]*libstdc\\+\\+6" "${core}")
+# dpkg-shlibdeps names libstdc++6 where the compiler's libstdc++ is Debian's (a compiler under
+# another prefix, with its own libstdc++, gives no package to depend on).
+execute_process(COMMAND ${CXX} -print-file-name=libstdc++.so OUTPUT_VARIABLE stdcxx
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+get_filename_component(stdcxx "${stdcxx}" REALPATH)
+execute_process(COMMAND dpkg -S "${stdcxx}" RESULT_VARIABLE stdcxx_not_packaged OUTPUT_QUIET
+                ERROR_QUIET)
+if(stdcxx_not_packaged EQUAL 0)
+  expect("${${core}_control}" "Depends:[^\n]*libstdc\\+\\+6" "${core}")
+endif()
 expect("${${core}_files}" "usr/lib/[^ ]*/libclforge\\.so\\.${ABI}\\.[0-9]+\n" "${core}")
 expect("${${core}_files}" "usr/lib/[^ ]*/libclforge\\.so\\.${ABI} -> " "${core}")
 expect("${libclforge-dev_control}" "Depends:[^\n]*${core} ${same_re}" "libclforge-dev")
@@ -98,7 +107,13 @@ endforeach()
 file(GLOB libraries ${WORK_DIR}/root/usr/lib/*/libclforge.so.${ABI})
 list(GET libraries 0 library)
 get_filename_component(libdir ${library} DIRECTORY)
-set(ENV{LD_LIBRARY_PATH} ${libdir})
+# The unpacked libraries first; what the environment had after (an OpenCL loader outside the
+# standard directories).
+if(DEFINED ENV{LD_LIBRARY_PATH} AND NOT "$ENV{LD_LIBRARY_PATH}" STREQUAL "")
+  set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
+else()
+  set(ENV{LD_LIBRARY_PATH} "${libdir}")
+endif()
 # Only clforge:: symbols leave the shared libraries (typeinfo and vtables of clforge's classes).
 file(GLOB shared_libraries ${libdir}/libclforge*.so.${ABI})
 foreach(so IN LISTS shared_libraries)
