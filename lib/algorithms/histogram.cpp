@@ -19,10 +19,7 @@
 namespace clforge {
 namespace detail {
 
-struct histogram_state {
-  context ctx;
-  std::string name, who;
-  std::vector<parameter> params;
+struct histogram_state : template_state {
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
   program prog;
@@ -42,13 +39,9 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
                                    const histogram_options& options) {
   using namespace detail;
   auto st = std::make_shared<histogram_state>();
-  st->ctx = ctx;
-  template_header header =
-      start_template(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
-                     arguments, "i, n");
-  st->name = header.name;
-  st->who = header.who;
-  st->params = header.params;
+  const template_header header =
+      st->start(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
+                arguments, "i, n");
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");
   if (bins == 0 || bins > 0x7fffffffu)

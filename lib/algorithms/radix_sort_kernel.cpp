@@ -13,10 +13,7 @@ namespace clforge {
 
 namespace detail {
 
-struct radix_sort_state {
-  context ctx;
-  std::string name, who;
-  std::vector<parameter> params;
+struct radix_sort_state : template_state {
   std::vector<std::size_t> sorted;  // indices of the permuted parameters
   unsigned key_bits = 32;
   sort_key_type key{};
@@ -43,13 +40,9 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                                                    const radix_sort_options& options,
                                                    const std::string& view_pattern) {
   auto st = std::make_shared<radix_sort_state>();
-  st->ctx = ctx;
-  template_header header =
-      start_template(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
-                     arguments, "i, n");
-  st->name = header.name;
-  st->who = header.who;
-  st->params = header.params;
+  const template_header header =
+      st->start(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
+                arguments, "i, n");
   if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the key expression is empty");
   if (key_bits < 1 || key_bits > 64)

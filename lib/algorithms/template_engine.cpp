@@ -149,6 +149,17 @@ template_header start_template(const context& ctx, const std::string& what, cons
   return h;
 }
 
+template_header template_state::start(const context& c, const std::string& what,
+                                      const std::string& kernel_name, std::string_view arguments,
+                                      std::string_view reserved) {
+  template_header header = start_template(c, what, kernel_name, arguments, reserved);
+  ctx = c;
+  name = header.name;
+  who = header.who;
+  params = header.params;
+  return header;
+}
+
 program build_template(const context& ctx, const std::string& who, const template_defines& defines,
                        const std::vector<template_file>& files, const std::string& build_options) {
   std::string source;

@@ -48,6 +48,17 @@ struct template_header {
   std::string fp64_pragma;        // "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" or ""
 };
 
+/// What a template's state keeps of its start: the context, the kernel name, `who` for messages
+/// and the parameters. Templates' states derive from it.
+struct template_state {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  /// start_template (below) on `ctx`, keeping its result here; returns the header (fp64).
+  template_header start(const context& c, const std::string& what, const std::string& kernel_name,
+                        std::string_view arguments, std::string_view reserved);
+};
+
 /// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
 /// at most max_template_name_length characters), the parameter list `arguments`, whose names
 /// must not be `reserved` (a list such as "i, n, item") nor start with clforge_; double (a
