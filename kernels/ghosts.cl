@@ -4,7 +4,9 @@
 // one work-item per cell, across the whole allocation of the other two dimensions. A cell takes
 // its side's constant, or copies the interior cell of that dimension its side names: periodic,
 // the one at the same distance from the other end; neumann, the nearest. Built once per element
-// type (CLFORGE_T) and context.
+// type (CLFORGE_T, a #define of the host) and context. $extensions: the fp64 pragma and the
+// complex header where the type needs them.
+$extensions
 #define CLFORGE_PERIODIC 0
 #define CLFORGE_CONSTANT 1
 #define CLFORGE_NEUMANN 2

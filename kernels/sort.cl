@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge radix sort: LSD radix sort on 8-bit digits (lib/algorithms/sort.cpp drives it).
 //
-// Plain OpenCL C specialised by #defines that the host puts in front of this file:
+// Plain OpenCL C specialised by #defines that the host puts in front of this file (build_template):
 //   CLFORGE_KEY_T, CLFORGE_UKEY_T   the key type and the unsigned type of its width
 //   CLFORGE_KEY_KIND                0 unsigned, 1 signed integer, 2 IEEE floating point
 //   CLFORGE_HAS_VALUES              1: values move with their keys (CLFORGE_VALUE_T: an unsigned
@@ -51,6 +51,9 @@
 #endif
 #ifndef CLFORGE_RANKING
 #define CLFORGE_RANKING 0
+#endif
+#if CLFORGE_KEY_KIND == 2 && CLFORGE_KEY_SIZE == 8
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable  // double keys (the host checked fp64)
 #endif
 
 #define CLFORGE_ADD(a, b) ((a) + (b))

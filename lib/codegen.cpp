@@ -1,10 +1,44 @@
 // SPDX-License-Identifier: MIT
 #include "clforge/detail/codegen.hpp"
 
+#include <algorithm>
+
 #include "clforge/error.hpp"
 #include "embedded_kernels.hpp"
 
 namespace clforge::detail {
+
+std::vector<std::string_view> source_tokens(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  const std::size_t n = text.size();
+  for (std::size_t j = 0; j < n;) {
+    const char c = text[j];
+    std::size_t e = j + 1;  // the end of this token (or of what is skipped)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      j = e;
+      continue;
+    }
+    if (c == '/' && j + 1 < n && text[j + 1] == '/') {
+      e = text.find('\n', j);
+      j = e == std::string_view::npos ? n : e;
+      continue;
+    }
+    if (c == '/' && j + 1 < n && text[j + 1] == '*') {
+      e = text.find("*/", j + 2);
+      j = e == std::string_view::npos ? n : e + 2;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      while (e < n && text[e] != c) e += text[e] == '\\' ? 2 : 1;
+      e = std::min(e + 1, n);
+    } else if (is_identifier_char(c)) {
+      while (e < n && is_identifier_char(text[e])) ++e;
+    }
+    tokens.push_back(text.substr(j, e - j));
+    j = e;
+  }
+  return tokens;
+}
 
 std::string render(std::string_view template_name, std::string_view text,
                    const template_values& values) {

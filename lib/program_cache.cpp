@@ -38,6 +38,7 @@
 #include <xxhash.h>
 
 #include "clforge/detail/checks.hpp"
+#include "clforge/detail/codegen.hpp"
 #include "clforge/error.hpp"
 #include "clforge/log.hpp"
 #include "context_state.hpp"
@@ -289,31 +290,7 @@ std::string quote_error_lines(const std::string& log, const std::string& source)
 }
 
 std::vector<std::string> declared_kernel_names(const std::string& source) {
-  // Tokens outside comments and literals: identifiers, and every other character on its own.
-  std::vector<std::string> tokens;
-  const std::size_t n = source.size();
-  auto is_ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::size_t i = 0; i < n;) {
-    const char c = source[i];
-    if (c == '/' && i + 1 < n && source[i + 1] == '/') {
-      i = source.find('\n', i);
-    } else if (c == '/' && i + 1 < n && source[i + 1] == '*') {
-      i = source.find("*/", i + 2);
-      if (i != std::string::npos) i += 2;
-    } else if (c == '"' || c == '\'') {
-      for (++i; i < n && source[i] != c; ++i)
-        if (source[i] == '\\') ++i;
-      ++i;
-    } else if (is_ident(c)) {
-      const std::size_t start = i;
-      while (i < n && is_ident(source[i])) ++i;
-      tokens.push_back(source.substr(start, i - start));
-    } else {
-      if (!std::isspace(static_cast<unsigned char>(c))) tokens.emplace_back(1, c);
-      ++i;
-    }
-    if (i == std::string::npos) break;
-  }
+  const std::vector<std::string_view> tokens = detail::source_tokens(source);
   // `kernel` / `__kernel`, then qualifiers and attributes: the last identifier before `(` names
   // the kernel. An __attribute__((...)) between them is skipped whole.
   std::vector<std::string> names;
@@ -321,7 +298,7 @@ std::vector<std::string> declared_kernel_names(const std::string& source) {
     if (tokens[k] != "kernel" && tokens[k] != "__kernel") continue;
     std::string last;
     for (std::size_t j = k + 1; j < tokens.size(); ++j) {
-      const std::string& t = tokens[j];
+      const std::string_view t = tokens[j];
       if (t == "__attribute__") {
         int depth = 0;
         while (++j < tokens.size()) {
@@ -329,9 +306,9 @@ std::vector<std::string> declared_kernel_names(const std::string& source) {
           if (depth == 0) break;
         }
       } else if (t == "(") {
-        if (!last.empty()) names.push_back(last);
+        if (!last.empty()) names.emplace_back(last);
         break;
-      } else if (is_ident(t[0])) {
+      } else if (detail::is_identifier_char(t[0])) {
         last = t;
       } else {
         break;  // not a kernel declaration

@@ -105,7 +105,7 @@ void throw_range_overflow(const std::array<std::size_t, 3>& global) {
               std::to_string(global[2]) + ": the number of work-items does not fit in size_t");
 }
 
-void resolve_range(const kernel_state& k, ndrange& range) {
+void resolve_ndrange(const kernel_state& k, ndrange& range) {
   if (range.dims < 1 || range.dims > 3)
     throw error("launch of kernel \"" + k.name + "\": ndrange must have 1, 2 or 3 dimensions");
   (void)range.total();  // refuses a work-item count that overflows
@@ -194,7 +194,7 @@ event enqueue_kernel(const cl::CommandQueue& queue, kernel_state& k, const ndran
   arm_exit_guard();  // this thread may be the one that calls exit()
   const bool has_offset = range.offset[0] || range.offset[1] || range.offset[2];
   cl_event raw = nullptr;
-  const bool driver_local = range.local[0] == 0;  // resolve_range left the choice to the driver
+  const bool driver_local = range.local[0] == 0;  // resolve_ndrange left the choice to the driver
   cl_int code = clEnqueueNDRangeKernel(
       queue(), k.handle(), static_cast<cl_uint>(range.dims),
       has_offset ? range.offset.data() : nullptr, range.global.data(),

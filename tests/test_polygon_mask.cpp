@@ -250,6 +250,22 @@ TEST(polygon_mask, later_calls_come_from_the_cache) {
   EXPECT_EQ(f.ctx.program_cache_stats().compiles, compiles);
 }
 
+// A masker keeps the programs it built: a call with a shape it met before neither renders its
+// template again nor asks the program cache (whose lookup hashes the whole source).
+TEST(polygon_mask, repeated_calls_keep_their_program) {
+  fixture& f = env();
+  cf::polygon_mask masker(f.ctx);
+  auto v = random_polygon(kind::concave, 24, 64, 64, 6);
+  const auto reference = cf::polygon_mask_reference_rows(v, 64, 64);
+  EXPECT_EQ(count_differences(masker(f.q, v, 64, 64).to_host(f.q), reference), 0u);
+  const cf::cache_stats before = f.ctx.program_cache_stats();
+  for (int k = 0; k < 3; ++k)
+    EXPECT_EQ(count_differences(masker(f.q, v, 64, 64).to_host(f.q), reference), 0u);
+  const cf::cache_stats after = f.ctx.program_cache_stats();
+  EXPECT_EQ(after.memory_hits, before.memory_hits);
+  EXPECT_EQ(after.compiles, before.compiles);
+}
+
 TEST(polygon_mask, errors) {
   fixture& f = env();
   auto expect_error = [](auto&& call, const std::string& needle) {

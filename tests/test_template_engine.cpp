@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <clforge/clforge.hpp>
+#include <clforge/detail/codegen.hpp>
 
 #include "shared_device.hpp"
 
@@ -112,4 +113,16 @@ TEST(template_engine, scan_takes_the_range_form) {
     }
   }
   q.finish();
+}
+
+// The one scanner of snippets (and of whole sources, for their kernel names): string and
+// character literals stay whole, so that a bracket or a name inside one is not code; comments go.
+TEST(template_engine, source_tokens_keep_literals_whole_and_drop_comments) {
+  const std::string text = "x[i] /* y[i] */ + \"a]b\" // z\n + '\\'' + 15";
+  const std::vector<std::string_view> tokens = cf::detail::source_tokens(text);
+  const std::vector<std::string_view> expected = {"x",       "[", "i",     "]", "+",
+                                                  "\"a]b\"", "+", "'\\''", "+", "15"};
+  EXPECT_EQ(tokens, expected);
+  EXPECT_TRUE(cf::detail::source_tokens("// only a comment").empty());
+  EXPECT_EQ(cf::detail::source_tokens("\"unterminated").size(), 1u);
 }

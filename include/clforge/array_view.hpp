@@ -24,7 +24,7 @@
 #include <optional>
 #include <string>
 
-#include "clforge/algorithms/common.hpp"
+#include "clforge/range.hpp"
 #include "clforge/array.hpp"
 
 namespace clforge {

@@ -173,7 +173,7 @@ struct argument_context {
 /// Checks the range and fills in a local size when none is given: the preferred shape where it
 /// divides the global size, else 0 (the driver chooses). A padded range has its global size
 /// rounded up to the local size instead; any other fixed local size must divide it.
-CLFORGE_API void resolve_range(const kernel_state& k, ndrange& range);
+CLFORGE_API void resolve_ndrange(const kernel_state& k, ndrange& range);
 [[noreturn]] CLFORGE_API void throw_arg_count_error(const kernel_state& k, std::size_t given);
 [[noreturn]] CLFORGE_API void throw_set_arg_error(const kernel_state& k, cl_uint index,
                                                   cl_int code);
@@ -216,8 +216,8 @@ class CLFORGE_API queue {
     const std::size_t given = (std::size_t(0) + ... + detail::launch_argument<Args>::count(args));
     if (given != state.num_args) detail::throw_arg_count_error(state, given);
     const bool nothing_to_do = range.total() == 0;
-    detail::resolve_range(state, range);  // checks the local size even then
-    if (nothing_to_do) return {};         // zero work-items: valid, nothing is enqueued
+    detail::resolve_ndrange(state, range);  // checks the local size even then
+    if (nothing_to_do) return {};           // zero work-items: valid, nothing is enqueued
     cl_uint index = 0;
     (check_context(state, index, args), ...);  // refused before anything is set or enqueued
     std::lock_guard<std::mutex> lock(state.launch_mutex);

@@ -41,7 +41,7 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
   std::string element;
   std::vector<bool> loaded(params.size(), false), used(params.size(), false),
       written(params.size(), false);
-  const std::vector<std::string_view> t = snippet_tokens(op);
+  const std::vector<std::string_view> t = source_tokens(op);
   auto at = [&](std::size_t k) { return k < t.size() ? t[k] : std::string_view(); };
   auto is_word = [](std::string_view w) { return !w.empty() && is_identifier_char(w[0]); };
   std::string out;

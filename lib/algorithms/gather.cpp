@@ -3,7 +3,6 @@
 #include <string>
 
 #include "clforge/algorithms/selection.hpp"
-#include "clforge/detail/codegen.hpp"
 #include "template_engine.hpp"
 
 namespace clforge {
@@ -26,15 +25,11 @@ const char* index_type(std::size_t size, bool is_signed) {
 // kernels/gather.cl for elements of `value_size` bytes and the index type.
 program gather_program(const context& ctx, const char* who, std::size_t value_size,
                        std::size_t index_size, bool index_signed, bool checked) {
-  const std::string source = std::string("#define CLFORGE_VALUE_T ") +
-                             moved_type_of_size(value_size) + "\n#define CLFORGE_INDEX_T " +
-                             index_type(index_size, index_signed) + "\n#define CLFORGE_CHECKED " +
-                             (checked ? "1" : "0") + "\n" + std::string(embedded_kernel("gather"));
-  try {
-    return ctx.build(source);
-  } catch (const error& failure) {
-    throw error(std::string(who) + ": " + failure.what());
-  }
+  return build_template(ctx, who,
+                        {{"CLFORGE_VALUE_T", moved_type_of_size(value_size)},
+                         {"CLFORGE_INDEX_T", index_type(index_size, index_signed)},
+                         {"CLFORGE_CHECKED", checked ? "1" : "0"}},
+                        {{"gather", {}}});
 }
 }  // namespace
 

@@ -19,10 +19,7 @@
 namespace clforge {
 namespace detail {
 
-struct histogram_state {
-  context ctx;
-  std::string name, who;
-  std::vector<parameter> params;
+struct histogram_state : template_state {
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
   program prog;
@@ -42,13 +39,9 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
                                    const histogram_options& options) {
   using namespace detail;
   auto st = std::make_shared<histogram_state>();
-  st->ctx = ctx;
-  template_header header =
-      start_template(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
-                     arguments, "i, n");
-  st->name = header.name;
-  st->who = header.who;
-  st->params = header.params;
+  const template_header header =
+      st->start(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
+                arguments, "i, n");
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");
   if (bins == 0 || bins > 0x7fffffffu)
@@ -74,21 +67,19 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
          2 * copies * bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes / 2)
     copies *= 2;
 
-  const std::string& pragma = header.fp64_pragma;
   const std::string list = parameter_list(st->params);
-  const std::string source =
-      "#define CLFORGE_BINS " + std::to_string(bins) + "\n#define CLFORGE_GROUP " +
-      std::to_string(st->group) + "\n#define CLFORGE_PRIVATISED " + (st->privatised ? "1" : "0") +
-      "\n#define CLFORGE_COPIES " + std::to_string(copies) + "\n#define CLFORGE_UNROLL " +
-      std::to_string(policy.unroll) + "\n" + pragma + snippet(options.preamble) +
-      render_kernel("histogram", {{"name", st->name},
-                                  {"user_parameters", list.empty() ? "" : list + ", "},
-                                  {"bin_expr", snippet(bin_expr)}});
-  try {
-    st->prog = ctx.build(source, options.build_options);
-  } catch (const error& failure) {
-    throw error(st->who + ": " + failure.what());
-  }
+  st->prog = build_template(ctx, header, "histogram",
+                            {{"name", st->name},
+                             {"extensions", header.fp64_pragma},
+                             {"preamble", snippet(options.preamble)},
+                             {"user_parameters", list.empty() ? "" : list + ", "},
+                             {"bin_expr", snippet(bin_expr)}},
+                            options.build_options,
+                            {{"CLFORGE_BINS", std::to_string(bins)},
+                             {"CLFORGE_GROUP", std::to_string(st->group)},
+                             {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
+                             {"CLFORGE_COPIES", std::to_string(copies)},
+                             {"CLFORGE_UNROLL", std::to_string(policy.unroll)}});
   st->k = st->prog.kernel(st->name);
   state_ = std::move(st);
 }

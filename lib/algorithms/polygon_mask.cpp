@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "clforge/algorithms/polygon_reference.hpp"
@@ -28,6 +30,12 @@ struct polygon_mask_state {
   std::string build_options;  // for the device-side edge table's division
   std::string divide;         // its division statement
   std::string fp64_pragma;
+  // The programs built so far, by the values of the template they were rendered from: a call
+  // renders the template (and the program cache hashes its text) only for a shape it has not
+  // met before. Bounded: past max_programs it starts again (the program cache still has them).
+  static constexpr std::size_t max_programs = 64;
+  std::mutex mutex;
+  std::map<std::string, program> programs;
 };
 
 namespace {
@@ -185,7 +193,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
                         const detail::polygon_target& out,
                         const polygon_mask_options& options) const {
   using namespace detail;
-  const polygon_mask_state& state = *checked_state();
+  polygon_mask_state& state = *checked_state();
   const std::size_t image_size = out.size, width = out.width, height = out.height;
   const std::string& out_type = out.type;
   const polygon_store store = out.store;
@@ -281,9 +289,21 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
       {"divide", in.device ? state.divide : ""},
       {"fp64_pragma", in.device ? state.fp64_pragma : ""},
   };
-  // The context's program cache finds a shape built before.
-  const program prog = build_template(state.ctx, state.header, "polygon_mask", values,
-                                      in.device ? state.build_options : std::string());
+  std::string key;
+  for (const auto& [name, value] : values) key += name + "=" + value + "\n";
+  program prog;
+  {
+    std::lock_guard<std::mutex> lock(state.mutex);
+    const auto found = state.programs.find(key);
+    if (found != state.programs.end()) prog = found->second;
+  }
+  if (!prog) {
+    prog = build_template(state.ctx, state.header, "polygon_mask", values,
+                          in.device ? state.build_options : std::string());
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (state.programs.size() >= polygon_mask_state::max_programs) state.programs.clear();
+    state.programs.emplace(std::move(key), prog);
+  }
 
   // ---- the table on the device ----
   array<polygon_edge> device_table(q, polygons + edges_total);

@@ -3,7 +3,6 @@
 #include "clforge/algorithms/stencil.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <mutex>
 
@@ -75,13 +74,6 @@ std::size_t floor_pow2(std::size_t v) {
   return p;
 }
 
-std::string without_spaces(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
-  return out;
-}
-
 // clforge_reduce over the components of a vector v of `width` values, as a pairwise tree.
 // clforge_map_vector(k, base, n, ...): the map at the vec indices from base + k * vec, each
 // array read as one aligned vector and the map evaluated lane by lane (the same scalar code as
@@ -142,8 +134,10 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
     if (!d.type_is_floating)
       throw error(who_ + ": compensated summation needs a float or double result, not " +
                   d.type_name);
-    const std::string r = without_spaces(d.reduce);
-    if (r != "a+b" && r != "b+a")
+    const std::vector<std::string_view> r = source_tokens(d.reduce);
+    const bool sum = r.size() == 3 && r[1] == "+" &&
+                     ((r[0] == "a" && r[2] == "b") || (r[0] == "b" && r[2] == "a"));
+    if (!sum)
       throw error(who_ + ": compensated summation needs the reduce expression a + b, not \"" +
                   d.reduce + "\"");
   }

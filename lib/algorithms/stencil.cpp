@@ -99,7 +99,7 @@ declarations parse_declarations(const std::string& parameters, const std::string
     throw error(who + ": no parameters; declare the fields as TYPE[ND] NAME (\"float[2D] u\")");
   for (const std::string& raw : split_top(parameters, ',')) {
     const std::string part = trimmed(raw);
-    const auto t = snippet_tokens(part);
+    const auto t = source_tokens(part);
     // TYPE... [ ND ] NAME
     std::size_t open = 0;
     while (open < t.size() && t[open] != "[") ++open;
@@ -158,7 +158,7 @@ std::string offsets_text(const std::array<int, 3>& o, std::size_t dims) {
 
 std::vector<access> parse_accesses(const std::string& text, declarations& decl,
                                    const std::string& who) {
-  const auto t = snippet_tokens(text);
+  const auto t = source_tokens(text);
   auto at = [&](std::size_t k) { return k < t.size() ? t[k] : std::string_view(); };
   std::vector<access> out;
   for (std::size_t k = 0; k < t.size(); ++k) {
@@ -416,7 +416,7 @@ std::vector<dim_slice> parse_slice(const std::string& text, std::size_t dims,
     if (sections.size() > 3)
       throw error(where + ": dimension " + std::to_string(d) + " has more than start:stop:step");
     auto tokens = [&](std::size_t s) {
-      return s < sections.size() ? snippet_tokens(sections[s]) : std::vector<std::string_view>();
+      return s < sections.size() ? source_tokens(sections[s]) : std::vector<std::string_view>();
     };
     const std::string at = where + ", dimension " + std::to_string(d);
     // Keep the section texts alive while their tokens are used.
@@ -1365,18 +1365,14 @@ event fill_ghost_layers(const queue& q, const cl::Buffer& buffer, const std::str
                   " only (a periodic dimension is periodic on both sides)");
   const context& ctx = q.ctx();
   const auto made = per_context_as<kernel>(ctx, "clforge.ghosts", type, [&] {
-    std::string source = "#define CLFORGE_T " + type + "\n";
+    std::string extensions;
     bool fp64 = require_type_support(ctx.info(), type, who);
     if (type == "cdouble_t") fp64 = require_type_support(ctx.info(), "double", who);
-    if (fp64) source += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    if (type == "cfloat_t" || type == "cdouble_t") source += complex_header();
-    source += render_kernel("ghosts", {});
-    program p;
-    try {
-      p = weak_context(ctx).build(source);
-    } catch (const error& failure) {
-      throw error(std::string(who) + " (" + type + "): ", failure);
-    }
+    if (fp64) extensions += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+    if (type == "cfloat_t" || type == "cdouble_t") extensions += complex_header();
+    const program p =
+        build_template(weak_context(ctx), std::string(who) + " (" + type + ")",
+                       {{"CLFORGE_T", type}}, {{"ghosts", {{"extensions", extensions}}}});
     return std::make_shared<kernel>(p.kernel("clforge_ghosts"));
   });
   auto kind_of = [](boundary_kind k) {

@@ -2,7 +2,6 @@
 #include "template_engine.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "clforge/detail/checks.hpp"
 #include "clforge/error.hpp"
@@ -24,31 +23,6 @@ std::string snippet(std::string_view text) {
   return out + "\n\n";
 }
 
-std::vector<std::string_view> snippet_tokens(std::string_view text) {
-  std::vector<std::string_view> tokens;
-  for (std::size_t j = 0; j < text.size();) {
-    const char c = text[j];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++j;
-    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '/') {
-      j = text.find('\n', j);
-      if (j == std::string_view::npos) j = text.size();
-    } else if (c == '/' && j + 1 < text.size() && text[j + 1] == '*') {
-      j = text.find("*/", j + 2);
-      j = j == std::string_view::npos ? text.size() : j + 2;
-    } else if (is_identifier_char(c)) {
-      std::size_t e = j;
-      while (e < text.size() && is_identifier_char(text[e])) ++e;
-      tokens.push_back(text.substr(j, e - j));
-      j = e;
-    } else {
-      tokens.push_back(text.substr(j, 1));
-      ++j;
-    }
-  }
-  return tokens;
-}
-
 namespace {
 // Whether tokens[at..] start with NAME [ i ] for an identifier NAME.
 bool indexed_at(const std::vector<std::string_view>& t, std::size_t at) {
@@ -61,7 +35,7 @@ namespace {
 // NAME when `text` is a plain load "NAME[i]" (optionally in parentheses) or, with `store`, a
 // plain store "NAME[i] = item" (an optional ';'); "" otherwise.
 std::string_view plain_access(std::string_view text, bool store) {
-  const auto t = snippet_tokens(text);
+  const auto t = source_tokens(text);
   if (store) {
     const bool shape = (t.size() == 6 || (t.size() == 7 && t[6] == ";")) && indexed_at(t, 0) &&
                        t[4] == "=" && t[5] == "item";
@@ -85,7 +59,7 @@ std::string plain_array(const std::vector<parameter>& params, std::string_view t
 
 lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_view text,
                            const std::string& lane_prefix) {
-  const auto t = snippet_tokens(text);
+  const auto t = source_tokens(text);
   lane_rewrite out;
   std::size_t copied = 0;  // text before this offset is in out.text
   for (std::size_t k = 0; k < t.size(); ++k) {
@@ -125,13 +99,13 @@ lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_vie
 }
 
 bool uses_name(std::string_view text, std::string_view name) {
-  for (std::string_view token : snippet_tokens(text))
+  for (std::string_view token : source_tokens(text))
     if (token == name) return true;
   return false;
 }
 
 bool indexes_with_i(std::string_view text, std::string_view name) {
-  const auto t = snippet_tokens(text);
+  const auto t = source_tokens(text);
   for (std::size_t k = 0; k < t.size(); ++k)
     if (t[k] == name && indexed_at(t, k)) return true;
   return false;
@@ -160,7 +134,7 @@ template_header start_template(const context& ctx, const std::string& what, cons
   h.params = parse_signature(arguments);
   for (const parameter& p : h.params) {
     bool is_reserved = p.name.rfind("clforge_", 0) == 0;
-    for (std::string_view word : snippet_tokens(reserved)) is_reserved |= word == p.name;
+    for (std::string_view word : source_tokens(reserved)) is_reserved |= word == p.name;
     if (is_reserved)
       throw error(h.who + ": the parameter name \"" + p.name + "\" is reserved (" +
                   std::string(reserved) + " and names starting with clforge_)");
@@ -175,15 +149,33 @@ template_header start_template(const context& ctx, const std::string& what, cons
   return h;
 }
 
-program build_template(const context& ctx, const template_header& header,
-                       std::string_view template_name, const template_values& values,
-                       const std::string& build_options) {
-  std::string source = render_kernel(template_name, values);
+template_header template_state::start(const context& c, const std::string& what,
+                                      const std::string& kernel_name, std::string_view arguments,
+                                      std::string_view reserved) {
+  template_header header = start_template(c, what, kernel_name, arguments, reserved);
+  ctx = c;
+  name = header.name;
+  who = header.who;
+  params = header.params;
+  return header;
+}
+
+program build_template(const context& ctx, const std::string& who, const template_defines& defines,
+                       const std::vector<template_file>& files, const std::string& build_options) {
+  std::string source;
+  for (const auto& [name, value] : defines) source += "#define " + name + " " + value + "\n";
+  for (const template_file& file : files) source += render_kernel(file.name, file.values);
   try {
     return ctx.build(source, build_options);
   } catch (const error& failure) {
-    throw error(header.who + ": ", failure);
+    throw error(who + ": ", failure);
   }
+}
+
+program build_template(const context& ctx, const template_header& header,
+                       std::string_view template_name, const template_values& values,
+                       const std::string& build_options, const template_defines& defines) {
+  return build_template(ctx, header.who, defines, {{template_name, values}}, build_options);
 }
 
 std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels) {

@@ -4,8 +4,9 @@
 //   start_template   checks the context, the kernel name and the parameter names, parses the
 //                    parameter list, and checks fp64 (one rule, one set of messages);
 //   plain_array      recognises a snippet that is a plain load x[i] (or store x[i] = item);
-//   build_template   renders kernels/<name>.cl and builds it through the context's program cache,
-//                    naming the template in a build failure;
+//   build_template   renders kernels/<name>.cl after its #defines and builds it through the
+//                    context's program cache, naming the template in a build failure (every
+//                    built-in kernel is built through it: no kernel text in C++ strings);
 //   fitted_group     fits a work-group size to what the built kernels can run;
 //   per_context      keeps objects built from a key (built-in reductions, cached scans) with the
 //                    context, released with it; queue::attachment keeps per-queue state.
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clforge/algorithms/common.hpp"
@@ -46,6 +48,17 @@ struct template_header {
   std::string fp64_pragma;        // "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" or ""
 };
 
+/// What a template's state keeps of its start: the context, the kernel name, `who` for messages
+/// and the parameters. Templates' states derive from it.
+struct template_state {
+  context ctx;
+  std::string name, who;
+  std::vector<parameter> params;
+  /// start_template (below) on `ctx`, keeping its result here; returns the header (fp64).
+  template_header start(const context& c, const std::string& what, const std::string& kernel_name,
+                        std::string_view arguments, std::string_view reserved);
+};
+
 /// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
 /// at most max_template_name_length characters), the parameter list `arguments`, whose names
 /// must not be `reserved` (a list such as "i, n, item") nor start with clforge_; double (a
@@ -61,10 +74,8 @@ template_header start_template(const context& ctx, const std::string& what, cons
 /// puts around it.
 std::string snippet(std::string_view text);
 
-/// The tokens of a snippet: identifiers and numbers whole, other characters one by one; blanks
-/// and comments dropped. Linear in the text, whatever its length.
-std::vector<std::string_view> snippet_tokens(std::string_view text);
-/// Whether `text` uses the identifier `name` as a whole word (outside comments).
+/// Whether `text` uses the identifier `name` as a whole word (outside comments and literals;
+/// source_tokens, clforge/detail/codegen.hpp, is the one scanner of snippets).
 bool uses_name(std::string_view text, std::string_view name);
 /// Whether `text` uses `name[i]` anywhere.
 bool indexes_with_i(std::string_view text, std::string_view name);
@@ -100,11 +111,26 @@ const char* moved_type_of_size(std::size_t size);
 
 // ---- build and launch ----------------------------------------------------------------------
 
-/// Renders kernels/<template_name>.cl with `values` and builds it through the context's program
-/// cache. A failure (a bad snippet) is a clforge::error that starts with `header.who`.
+/// `#define NAME VALUE` lines that specialise kernel files (kernels/gather.cl: CLFORGE_VALUE_T,
+/// ...); build_template puts them first, in order, before kernels/common.cl.
+using template_defines = std::vector<std::pair<std::string, std::string>>;
+
+/// One kernel file of a program: kernels/<name>.cl and the values of its $placeholders.
+struct template_file {
+  std::string_view name;
+  template_values values;
+};
+
+/// The one way a built-in kernel is built: renders `files` in order after `defines` and builds
+/// the text through the context's program cache. A failure (a bad snippet) is a clforge::error
+/// that starts with `who`.
+program build_template(const context& ctx, const std::string& who, const template_defines& defines,
+                       const std::vector<template_file>& files,
+                       const std::string& build_options = "");
+/// One file: renders kernels/<template_name>.cl with `values` after `defines`.
 program build_template(const context& ctx, const template_header& header,
                        std::string_view template_name, const template_values& values,
-                       const std::string& build_options);
+                       const std::string& build_options, const template_defines& defines = {});
 
 /// The largest work-group size up to `wanted` that every (non-empty) kernel given can run;
 /// at least 1.

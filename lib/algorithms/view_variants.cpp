@@ -1,109 +1,57 @@
 // SPDX-License-Identifier: MIT
 #include "view_variants.hpp"
 
-#include <cctype>
+#include <algorithm>
+
+#include "clforge/detail/codegen.hpp"
+#include "clforge/error.hpp"
 
 namespace clforge::detail {
 
 namespace {
 
-bool is_identifier_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
 struct view_parameter {
   std::string name, first, step;  // step empty: unit step
 };
 
-// Index of the character after the literal starting at s[j] (a quote).
-std::size_t skip_literal(const std::string& s, std::size_t j) {
-  const char quote = s[j++];
-  while (j < s.size() && s[j] != quote) j += s[j] == '\\' ? 2 : 1;
-  return j < s.size() ? j + 1 : s.size();
-}
-
-std::size_t skip_comment(const std::string& s, std::size_t j) {
-  if (s.compare(j, 2, "//") == 0) {
-    const std::size_t e = s.find('\n', j);
-    return e == std::string::npos ? s.size() : e;
-  }
-  const std::size_t e = s.find("*/", j + 2);
-  return e == std::string::npos ? s.size() : e + 2;
-}
-
-bool starts_comment(const std::string& s, std::size_t j) {
-  return s.compare(j, 2, "//") == 0 || s.compare(j, 2, "/*") == 0;
-}
-
-// True when the identifier at j follows '.' or "->" (a struct member, not the parameter).
-bool is_member(const std::string& s, std::size_t j) {
-  while (j > 0 && std::isspace(static_cast<unsigned char>(s[j - 1]))) --j;
-  if (j >= 1 && s[j - 1] == '.') return true;
-  return j >= 2 && s[j - 1] == '>' && s[j - 2] == '-';
-}
-
-std::string rewrite(const std::string& s, const std::vector<view_parameter>& views,
+// `s` with every NAME[index] of a view parameter NAME made NAME[first + (long)(index) * step]
+// (the index rewritten too); the text between the tokens (blanks, comments) kept as it is.
+std::string rewrite(std::string_view s, const std::vector<view_parameter>& views,
                     const std::string& who) {
+  const std::vector<std::string_view> t = source_tokens(s);
+  const auto at = [&](std::string_view token) { return std::size_t(token.data() - s.data()); };
   std::string out;
   out.reserve(s.size() + 64);
-  for (std::size_t j = 0; j < s.size();) {
-    const char c = s[j];
-    if (c == '"' || c == '\'') {
-      const std::size_t e = skip_literal(s, j);
-      out.append(s, j, e - j);
-      j = e;
-      continue;
-    }
-    if (starts_comment(s, j)) {
-      const std::size_t e = skip_comment(s, j);
-      out.append(s, j, e - j);
-      j = e;
-      continue;
-    }
-    if (!is_identifier_char(c) || (j > 0 && is_identifier_char(s[j - 1]))) {
-      out += c;
-      ++j;
-      continue;
-    }
-    std::size_t e = j;
-    while (e < s.size() && is_identifier_char(s[e])) ++e;
-    const std::string word = s.substr(j, e - j);
-    const view_parameter* view = nullptr;
-    for (const view_parameter& v : views)
-      if (v.name == word) view = &v;
-    if (!view || is_member(s, j)) {
-      out += word;
-      j = e;
-      continue;
-    }
-    std::size_t open = e;
-    while (open < s.size() && std::isspace(static_cast<unsigned char>(s[open]))) ++open;
-    std::size_t close = std::string::npos;
-    if (open < s.size() && s[open] == '[') {
+  std::size_t copied = 0;  // s before this offset is in out
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    const auto view = std::find_if(views.begin(), views.end(),
+                                   [&](const view_parameter& v) { return v.name == t[k]; });
+    // A struct member (after '.' or "->") is not the parameter.
+    const bool member =
+        k >= 1 && (t[k - 1] == "." || (t[k - 1] == ">" && k >= 2 && t[k - 2] == "-"));
+    if (view == views.end() || member) continue;
+    std::size_t close = 0;  // the token of the ']' that closes the '[' after the name
+    if (k + 1 < t.size() && t[k + 1] == "[") {
       int depth = 0;
-      for (std::size_t k = open; k < s.size();) {
-        if (s[k] == '"' || s[k] == '\'') {
-          k = skip_literal(s, k);
-          continue;
-        }
-        if (s[k] == '[' || s[k] == '(') ++depth;
-        if (s[k] == ']' || s[k] == ')') --depth;
-        if (depth == 0) {
-          close = k;
-          break;
-        }
-        ++k;
+      for (std::size_t m = k + 1; m < t.size() && close == 0; ++m) {
+        if (t[m] == "[" || t[m] == "(") ++depth;
+        if (t[m] == "]" || t[m] == ")") --depth;
+        if (depth == 0) close = m;
       }
     }
-    if (close == std::string::npos || s[close] != ']')
-      throw error(who + ": parameter " + word +
-                  " is given an array_view, so the snippets may use it only as " + word +
-                  "[index] (as in \"" + s + "\")");
-    const std::string index = rewrite(s.substr(open + 1, close - open - 1), views, who);
-    out += word + "[" + view->first + " + (long)(" + index + ")" +
+    if (close == 0 || t[close] != "]")
+      throw error(who + ": parameter " + view->name +
+                  " is given an array_view, so the snippets may use it only as " + view->name +
+                  "[index] (as in \"" + std::string(s) + "\")");
+    const std::size_t from = at(t[k + 1]) + 1, to = at(t[close]);
+    const std::string index = rewrite(s.substr(from, to - from), views, who);
+    out.append(s.substr(copied, at(t[k]) - copied));
+    out += view->name + "[" + view->first + " + (long)(" + index + ")" +
            (view->step.empty() ? "" : " * " + view->step) + "]";
-    j = close + 1;
+    copied = to + 1;
+    k = close;
   }
+  out.append(s.substr(copied));
   return out;
 }
 

@@ -2,9 +2,8 @@
 // clforge::tuner for users' kernels and the stored-results queries.
 #include "clforge/tuner.hpp"
 
-#include <cctype>
-
 #include "clforge/detail/checks.hpp"
+#include "clforge/detail/codegen.hpp"
 #include "clforge/error.hpp"
 #include "search.hpp"
 #include "tuning/store.hpp"
@@ -62,10 +61,7 @@ result tune(const queue& q, const kernel_space& space, const options& opt) {
   for (const parameter& p : space.parameters) {
     if (p.values.empty())
       throw error("clforge::tuner::tune: parameter \"" + p.name + "\" has no values");
-    bool name_ok = !p.name.empty() && !std::isdigit(static_cast<unsigned char>(p.name[0]));
-    for (char c : p.name)
-      name_ok = name_ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!name_ok)
+    if (!detail::is_identifier(p.name))
       throw error("clforge::tuner::tune: parameter \"" + p.name +
                   "\" is not a macro name (letters, digits, _; not starting with a digit)");
     for (const std::string& v : p.values)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge::scan_kernel: prefix scans with user snippets (PyOpenCL's GenericScanKernel for C++),
 // and the algorithms built on it: inclusive_scan, exclusive_scan (copy_if, partition, remove_if
-// and unique: clforge/algorithms/selection.hpp, included at the end of this file).
+// and unique: clforge/algorithms/selection.hpp, which includes this file).
 //
 //   cf::scan_kernel<int> cumsum(ctx, "global const int* x, global int* y",
 //                               /*input*/ "x[i]", /*scan*/ "a + b", /*neutral*/ "0",
@@ -291,7 +291,3 @@ event exclusive_scan(const queue& q, const array<T>& in, array<T>& out,
 }
 
 }  // namespace clforge
-
-// The selection family is built on scan_kernel; included here so that code which reaches
-// copy_if and partition through this header keeps compiling.
-#include "clforge/algorithms/selection.hpp"

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "clforge/export.hpp"
 
@@ -24,6 +25,12 @@ inline bool is_identifier(std::string_view s) {
     if (!is_identifier_char(c)) return false;
   return true;
 }
+
+/// The one scanner of OpenCL C text (snippets, and whole sources for their kernel names): the
+/// tokens of `text`, as views into it. Identifiers and numbers whole, string and character
+/// literals whole (quotes included), every other character on its own; blanks and comments
+/// dropped. Linear in the text, whatever its length.
+CLFORGE_API std::vector<std::string_view> source_tokens(std::string_view text);
 
 using template_values = std::map<std::string, std::string, std::less<>>;
 
