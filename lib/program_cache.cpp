@@ -329,9 +329,7 @@ std::vector<std::string> declared_kernel_names(const std::string& source) {
     else if (hash.rfind("#", 0) == 0)
       define = hash.substr(1);
     if (define != "define" || !(words >> name >> value) || (words >> rest)) continue;
-    if (is_ident(name[0]) && name.find('(') == std::string::npos &&
-        std::all_of(value.begin(), value.end(), is_ident))
-      macros[name] = value;
+    if (detail::is_identifier(name) && detail::is_identifier(value)) macros[name] = value;
   }
   for (std::string& name : names)
     for (int level = 0; level < 8; ++level) {

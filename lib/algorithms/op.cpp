@@ -222,7 +222,7 @@ kernel::kernel(const std::string& code, const std::string& name) {
   st->id = detail::next_id++;
 
   // The definition: void NAME ( ... ) { - the first one in the code (a prototype ends in ;).
-  const std::vector<std::string_view> t = cfd::snippet_tokens(code);
+  const std::vector<std::string_view> t = cfd::source_tokens(code);
   std::size_t open = 0, close = 0;
   for (std::size_t k = 1; k + 1 < t.size() && close == 0; ++k) {
     if (t[k] != name || t[k + 1] != "(" || t[k - 1] != "void") continue;
