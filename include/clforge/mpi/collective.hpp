@@ -77,6 +77,22 @@ CLFORGE_MPI_API void alltoallv(MPI_Comm comm, const void* send,
                                const std::vector<std::size_t>& recv_counts,
                                const std::vector<std::size_t>& recv_offsets,
                                std::size_t element_size);
+/// values[k] = the sum over the ranks of their values[k], on every rank.
+CLFORGE_MPI_API void allreduce_sum(MPI_Comm comm, std::uint64_t* values, std::size_t count);
+
+/// Elements held in rank order (rank s holds `counts[s]` of them, after the ranks before)
+/// moved to the contiguous blocks of a layout (block_layout offsets and counts, `ranks` of
+/// them): what this rank sends to and receives from each rank, in elements, for alltoallv.
+struct to_blocks_plan {
+  std::vector<std::size_t> send_counts, send_offsets, recv_counts, recv_offsets;
+  std::size_t total = 0;     ///< elements over all ranks
+  std::size_t received = 0;  ///< elements arriving in this rank's block (from its start)
+};
+CLFORGE_MPI_API to_blocks_plan plan_to_blocks(const std::vector<std::uint64_t>& counts,
+                                              const std::vector<std::size_t>& block_offsets,
+                                              const std::vector<std::size_t>& block_counts,
+                                              int rank);
+
 /// Throws unless every count fits MPI's int counts.
 CLFORGE_MPI_API void check_counts(const char* who, const std::vector<std::size_t>& counts);
 /// Built objects kept per (context, key) with the context (detail::per_context), released with

@@ -124,12 +124,7 @@ class distributed_array {
                   " ranks)");
   }
   void block_counts(std::vector<std::size_t>& counts, std::vector<std::size_t>& offsets) const {
-    counts.resize(layout_.ranks_count());
-    offsets.resize(layout_.ranks_count());
-    for (int r = 0; r < layout_.ranks; ++r) {
-      counts[static_cast<std::size_t>(r)] = layout_.count(r);
-      offsets[static_cast<std::size_t>(r)] = layout_.offset(r);
-    }
+    detail::block_counts(layout_, offsets, counts);
   }
 
   std::shared_ptr<queue> q_;
