@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// Sorting across ranks: clforge::mpi::sort and sort_by_key, a sample sort on clforge::sort.
+//
+// Each rank sorts its block (clforge::sort, stable), picks regular samples of it, and the ranks
+// choose splitters from everyone's samples; each rank sends the elements between two splitters
+// to one rank (MPI_Alltoallv), which sorts what arrives (stable: the runs arrive in rank order)
+// and the result moves to the array's blocks (a second, mostly neighbour-to-neighbour, exchange).
+// Elements with equal keys are told apart by (rank, position in the rank's sorted block), which
+// is their global input order: the sort is stable across ranks, and many equal keys still split
+// evenly.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "clforge/array.hpp"
+#include "clforge/error.hpp"
+#include "clforge/mpi/collective.hpp"
+#include "clforge/mpi/distributed_array.hpp"
+#include "clforge/mpi/local.hpp"
+#include "clforge/queue.hpp"
+
+namespace clforge::mpi {
+
+// ---- sort -----------------------------------------------------------------------------------
+
+namespace detail {
+
+/// An element of a rank's sorted block as the splitters compare it: the key's order bits (see
+/// ordered_bits), the rank and the position in the rank's sorted block. A splitter is a sample;
+/// `valid` 0 marks a sample slot a small rank leaves empty. `weight`: how many elements the
+/// sample stands for.
+struct sort_sample {
+  std::uint64_t key = 0;
+  std::uint64_t position = 0;
+  std::int32_t rank = 0;
+  std::int32_t valid = 0;
+  double weight = 0;
+};
+
+/// Samples each rank contributes (at most; fewer when its block is smaller).
+constexpr std::size_t sort_samples_per_rank = 256;
+
+/// Every rank passes sort_samples_per_rank samples; returns ranks - 1 splitters, the same on
+/// every rank: splitter k is the first sample with about k/ranks of `total` before it.
+CLFORGE_MPI_API std::vector<sort_sample> choose_splitters(MPI_Comm comm,
+                                                          const std::vector<sort_sample>& mine,
+                                                          std::uint64_t total);
+
+/// The order clforge::sort gives the keys, as unsigned 64-bit integers: unsigned keys as they
+/// are, signed ones with the sign bit flipped, floating point in IEEE 754's total order with
+/// -0.0 before +0.0 and every NaN equal and last; descending: the complement.
+template <class K>
+std::uint64_t ordered_bits(K k, bool descending) {
+  std::uint64_t u;
+  if constexpr (std::is_floating_point_v<K>) {
+    using U = std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>;
+    constexpr U sign = U(1) << (sizeof(K) * 8 - 1);
+    U b;
+    std::memcpy(&b, &k, sizeof b);
+    u = std::isnan(k) ? U(~U(0)) : (b & sign) ? U(~b) : U(b | sign);
+  } else if constexpr (std::is_signed_v<K>) {
+    using U = std::make_unsigned_t<K>;
+    u = static_cast<U>(static_cast<U>(k) ^ static_cast<U>(U(1) << (sizeof(K) * 8 - 1)));
+  } else {
+    u = static_cast<std::uint64_t>(k);
+  }
+  return descending ? ~u : u;
+}
+
+/// Whether element (key, rank, position) comes before splitter s.
+inline bool before(std::uint64_t key, std::int32_t rank, std::uint64_t position,
+                   const sort_sample& s) {
+  if (key != s.key) return key < s.key;
+  if (rank != s.rank) return rank < s.rank;
+  return position < s.position;
+}
+
+/// The sample sort behind sort and sort_by_key; `values` null for keys only (V unused then).
+template <class K, class V>
+void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V>* values,
+                 order direction, const char* who) {
+  const MPI_Comm comm = keys.comm();
+  const int rank = keys.rank(), ranks = keys.layout().ranks;
+  const std::size_t R = static_cast<std::size_t>(ranks), n = keys.local_size();
+  const bool descending = direction == order::descending;
+  const call_info info{
+      std::string(who) + "<" + type_name<K>() + (values ? ", " + type_name<V>() : "") + ">",
+      fingerprint({type_tag<K>(), values ? type_tag<V>() : "", descending ? "desc" : "asc",
+                   values ? std::to_string(values->size()) : ""}),
+      keys.size()};
+  auto sort_on_device = [&](array<K>& k, array<V>* v) { local::sort(q, k, v, direction); };
+  std::vector<K> host_keys;
+  std::vector<V> host_values;
+  collective_step(comm, info, [&] {
+    if (values && !(values->layout() == keys.layout()))
+      throw error("clforge::mpi::" + std::string(who) + ": the values have " +
+                  std::to_string(values->size()) + " elements, the keys " +
+                  std::to_string(keys.size()) + " (one layout needed)");
+    if (n == 0) return;
+    sort_on_device(keys.local(), values ? &values->local() : nullptr);
+    if (ranks == 1) return;  // nothing to exchange
+    host_keys = keys.local().to_host(q);
+    if (values) host_values = values->local().to_host(q);
+  });
+  if (ranks == 1) return;
+
+  // Regular samples of the sorted block, then the splitters every rank agrees on.
+  std::vector<sort_sample> samples(sort_samples_per_rank);
+  const std::size_t s = std::min(n, sort_samples_per_rank);
+  for (std::size_t j = 0; j < s; ++j) {
+    const std::size_t p = j * n / s;
+    samples[j] = {ordered_bits(host_keys[p], descending), p, rank, 1,
+                  static_cast<double>(n) / static_cast<double>(s)};
+  }
+  const std::vector<sort_sample> splitters = choose_splitters(comm, samples, keys.size());
+
+  // Bucket b (to rank b): the elements from splitter b - 1 up to splitter b.
+  std::vector<std::uint64_t> send(R, 0);
+  std::size_t from = 0;
+  for (std::size_t b = 0; b < R; ++b) {
+    std::size_t to = n;
+    if (b + 1 < R) {
+      std::size_t lo = from, hi = n;  // first position not before splitter b
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (before(ordered_bits(host_keys[mid], descending), rank, mid, splitters[b]))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      to = lo;
+    }
+    send[b] = to - from;
+    from = to;
+  }
+  std::vector<std::uint64_t> matrix(R * R);  // matrix[s * R + d]: rank s sends to d
+  allgather(comm, send.data(), matrix.data(), R * sizeof(std::uint64_t));
+  std::vector<std::size_t> send_counts(R), send_offsets(R), recv_counts(R), recv_offsets(R);
+  std::size_t sent = 0, arriving = 0;
+  for (std::size_t r = 0; r < R; ++r) {
+    send_counts[r] = send[r];
+    send_offsets[r] = sent;
+    sent += send[r];
+    recv_counts[r] = matrix[r * R + static_cast<std::size_t>(rank)];
+    recv_offsets[r] = arriving;
+    arriving += recv_counts[r];
+  }
+  std::vector<K> bucket_keys(arriving);
+  std::vector<V> bucket_values(values ? arriving : 0);
+  collective_step(comm, info, [&] {
+    check_counts(who, recv_counts);
+    check_counts(who, recv_offsets);
+    check_counts(who, send_offsets);
+  });
+  alltoallv(comm, host_keys.data(), send_counts, send_offsets, bucket_keys.data(), recv_counts,
+            recv_offsets, sizeof(K));
+  if (values)
+    alltoallv(comm, host_values.data(), send_counts, send_offsets, bucket_values.data(),
+              recv_counts, recv_offsets, sizeof(V));
+  std::vector<K>().swap(host_keys);
+  std::vector<V>().swap(host_values);
+
+  // The runs arrived in rank order, so a stable sort of them is the global order.
+  collective_step(comm, info, [&] {
+    if (arriving < 2) return;
+    array<K> k = array<K>::from_host(q, bucket_keys);
+    array<V> v;
+    if (values) v = array<V>::from_host(q, bucket_values);
+    sort_on_device(k, values ? &v : nullptr);
+    k.read(q, bucket_keys.data(), 0, arriving);
+    if (values) v.read(q, bucket_values.data(), 0, arriving);
+  });
+
+  // To the array's blocks: bucket b holds the global elements after the buckets before it.
+  std::vector<std::uint64_t> bucket_sizes(R, 0);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t d = 0; d < R; ++d) bucket_sizes[d] += matrix[r * R + d];
+  std::vector<std::size_t> block_offsets, block_counts_;
+  block_counts(keys.layout(), block_offsets, block_counts_);
+  const to_blocks_plan plan = plan_to_blocks(bucket_sizes, block_offsets, block_counts_, rank);
+  std::vector<K> block_keys(plan.received);
+  alltoallv(comm, bucket_keys.data(), plan.send_counts, plan.send_offsets, block_keys.data(),
+            plan.recv_counts, plan.recv_offsets, sizeof(K));
+  std::vector<V> block_values(values ? plan.received : 0);
+  if (values)
+    alltoallv(comm, bucket_values.data(), plan.send_counts, plan.send_offsets, block_values.data(),
+              plan.recv_counts, plan.recv_offsets, sizeof(V));
+  collective_step(comm, info, [&] {
+    if (block_keys.empty()) return;
+    keys.local().write(q, block_keys.data(), 0, block_keys.size());
+    if (values) values->local().write(q, block_values.data(), 0, block_values.size());
+  });
+}
+
+}  // namespace detail
+
+/// Sorts the global array `keys` in place across ranks, stably: afterwards the ranks' blocks,
+/// in rank order, hold the keys in order (each rank keeps its block's length). Keys: every type
+/// clforge::sort takes, in its order (floating point: -0.0 before +0.0, NaNs last; descending
+/// is the exact reverse); equal keys keep their global input order. Collective. On an error
+/// (on any rank, and every rank throws it) the contents are unspecified.
+template <class K>
+void sort(const queue& q, distributed_array<K>& keys, order direction = order::ascending) {
+  local::check_sort_key<K>();
+  detail::sample_sort<K, K>(q, keys, nullptr, direction, "sort");
+}
+
+/// sort across ranks, permuting `values` (of the keys' layout) with the keys. Collective.
+template <class K, class V>
+void sort_by_key(const queue& q, distributed_array<K>& keys, distributed_array<V>& values,
+                 order direction = order::ascending) {
+  local::check_sort_key<K>();
+  local::check_sort_value<V>();
+  detail::sample_sort<K, V>(q, keys, &values, direction, "sort_by_key");
+}
+
+}  // namespace clforge::mpi
