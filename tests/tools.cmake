@@ -112,6 +112,12 @@ if("clforge-mpi-bench" IN_LIST CLFORGE_TOOLS_BUILT)
                     COMMAND $<TARGET_FILE:clforge-mpi-bench> --log2 abc MATCH "--log2: Value abc")
   clforge_tool_test(clforge-mpi-bench_log2_zero 2
                     COMMAND $<TARGET_FILE:clforge-mpi-bench> --log2 0 MATCH "--log2: Value 0")
+  clforge_tool_test(clforge-mpi-bench_scaling_bogus 2
+                    COMMAND $<TARGET_FILE:clforge-mpi-bench> --scaling bogus
+                    MATCH "--scaling: bogus not in")
+  clforge_tool_test(clforge-mpi-bench_unknown_job 2
+                    COMMAND $<TARGET_FILE:clforge-mpi-bench> --jobs sum,foo
+                    MATCH "unknown job \"foo\"")
 endif()
 # bench/plot.py without matplotlib (python3 -S: no site packages) names the Debian package.
 find_program(CLFORGE_PYTHON3 python3)
