@@ -4,6 +4,7 @@
 // among theirs (detail::layout_of, detail::local_argument).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -180,6 +181,56 @@ argument_layout layout_of(const char* who, const Args&... args) {
   return l;
 }
 CLFORGE_MPI_API void throw_inconsistent_layouts(const std::string& who);
+
+/// MPI_Alltoallv between device arrays: this rank's src[send_offsets[d] ...) (send_counts[d]
+/// elements) goes to rank d, which finds it at dst[recv_offsets[s] ...) for this rank s. The
+/// part a rank keeps is a device copy; only what leaves crosses the host (read from
+/// `src_host` where the caller has src there already). Collective: the local parts run as
+/// collective_step steps of `info`.
+template <class T>
+void exchange(const queue& q, MPI_Comm comm, const call_info& info, const array<T>& src,
+              const std::vector<T>* src_host, const std::vector<std::size_t>& send_counts,
+              const std::vector<std::size_t>& send_offsets, array<T>& dst,
+              const std::vector<std::size_t>& recv_counts,
+              const std::vector<std::size_t>& recv_offsets) {
+  const std::size_t ranks = send_counts.size(), me = static_cast<std::size_t>(comm_rank(comm));
+  // What crosses MPI, packed: the counts without this rank's own part.
+  std::vector<std::size_t> out_counts = send_counts, in_counts = recv_counts, out_offsets(ranks, 0),
+                           in_offsets(ranks, 0);
+  out_counts[me] = in_counts[me] = 0;
+  std::size_t out_total = 0, in_total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    out_offsets[r] = out_total;
+    out_total += out_counts[r];
+    in_offsets[r] = in_total;
+    in_total += in_counts[r];
+  }
+  std::vector<T> outgoing, incoming(in_total);
+  collective_step(comm, info, [&] {
+    check_counts(info.what.c_str(), out_offsets);
+    check_counts(info.what.c_str(), in_offsets);
+    check_counts(info.what.c_str(), out_counts);
+    check_counts(info.what.c_str(), in_counts);
+    outgoing.resize(out_total);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (out_counts[r] == 0) continue;
+      if (src_host)
+        std::copy_n(src_host->data() + send_offsets[r], out_counts[r],
+                    outgoing.data() + out_offsets[r]);
+      else
+        src.read(q, outgoing.data() + out_offsets[r], send_offsets[r], out_counts[r]);
+    }
+    if (send_counts[me] > 0)
+      src.copy_to(q, dst, send_offsets[me], recv_offsets[me], send_counts[me]);
+  });
+  alltoallv(comm, outgoing.data(), out_counts, out_offsets, incoming.data(), in_counts, in_offsets,
+            sizeof(T));
+  collective_step(comm, info, [&] {
+    for (std::size_t r = 0; r < ranks; ++r)
+      if (in_counts[r] > 0)
+        dst.write(q, incoming.data() + in_offsets[r], recv_offsets[r], in_counts[r]);
+  });
+}
 
 }  // namespace detail
 

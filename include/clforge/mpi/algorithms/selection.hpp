@@ -59,7 +59,7 @@ std::size_t copy_if(const queue& q, const distributed_array<T>& in, distributed_
       "copy_if<" + type_name<T>() + ">",
       detail::fingerprint({detail::type_tag<T>(), predicate, preamble, std::to_string(out.size())}),
       in.size()};
-  std::vector<T> kept;
+  array<T> compacted;  // this rank's kept elements, to the front
   std::uint64_t count = 0;
   detail::collective_step(comm, info, [&] {
     if (!(in.layout() == out.layout()))
@@ -69,30 +69,25 @@ std::size_t copy_if(const queue& q, const distributed_array<T>& in, distributed_
       throw error("clforge::mpi::copy_if: the output must be another array than the input");
     const std::size_t n = in.local_size();
     if (n == 0) return;
-    array<T> compacted(q, n);
+    compacted = array<T>(q, n);
     array<cl_ulong> c(q, 1);
     detail::compaction_kernel<T>(q.ctx(), predicate, preamble)(
         q, in.local(), compacted, c, static_cast<cl_ulong>(in.local_offset()));
     cl_ulong host_count = 0;
     c.read(q, &host_count, 0, 1);
     count = host_count;
-    kept.resize(count);
-    if (count > 0) compacted.read(q, kept.data(), 0, count);
   });
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks));
   detail::allgather(comm, &count, counts.data(), sizeof count);
-  // Kept element k (global order) goes to out's element k.
+  // Kept element k (global order) goes to out's element k; the part that stays on this rank
+  // is a device copy.
   std::vector<std::size_t> block_offsets, block_counts;
   detail::block_counts(out.layout(), block_offsets, block_counts);
   const detail::to_blocks_plan plan =
       detail::plan_to_blocks(counts, block_offsets, block_counts, rank);
-  const std::size_t received = plan.received;
-  std::vector<T> arriving(received);
-  detail::alltoallv(comm, kept.data(), plan.send_counts, plan.send_offsets, arriving.data(),
-                    plan.recv_counts, plan.recv_offsets, sizeof(T));
-  detail::collective_step(comm, info, [&] {
-    if (received > 0) out.local().write(q, arriving.data(), 0, received);
-  });
+  detail::exchange(q, comm, info, compacted, static_cast<const std::vector<T>*>(nullptr),
+                   plan.send_counts, plan.send_offsets, out.local(), plan.recv_counts,
+                   plan.recv_offsets);
   return plan.total;
 }
 

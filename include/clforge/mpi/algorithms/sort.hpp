@@ -97,8 +97,7 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
                    values ? std::to_string(values->size()) : ""}),
       keys.size()};
   auto sort_on_device = [&](array<K>& k, array<V>* v) { local::sort(q, k, v, direction); };
-  std::vector<K> host_keys;
-  std::vector<V> host_values;
+  std::vector<K> host_keys;  // the sorted block, for the samples and the buckets' bounds
   collective_step(comm, info, [&] {
     if (values && !(values->layout() == keys.layout()))
       throw error("clforge::mpi::" + std::string(who) + ": the values have " +
@@ -106,11 +105,9 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
                   std::to_string(keys.size()) + " (one layout needed)");
     if (n == 0) return;
     sort_on_device(keys.local(), values ? &values->local() : nullptr);
-    if (ranks == 1) return;  // nothing to exchange
-    host_keys = keys.local().to_host(q);
-    if (values) host_values = values->local().to_host(q);
+    if (ranks > 1) host_keys = keys.local().to_host(q);
   });
-  if (ranks == 1) return;
+  if (ranks == 1) return;  // nothing to exchange
 
   // Regular samples of the sorted block, then the splitters every rank agrees on.
   std::vector<sort_sample> samples(sort_samples_per_rank);
@@ -153,51 +150,37 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
     recv_offsets[r] = arriving;
     arriving += recv_counts[r];
   }
-  std::vector<K> bucket_keys(arriving);
-  std::vector<V> bucket_values(values ? arriving : 0);
+  array<K> bucket_keys;
+  array<V> bucket_values;
   collective_step(comm, info, [&] {
-    check_counts(who, recv_counts);
-    check_counts(who, recv_offsets);
-    check_counts(who, send_offsets);
+    bucket_keys = array<K>(q, arriving);
+    if (values) bucket_values = array<V>(q, arriving);
   });
-  alltoallv(comm, host_keys.data(), send_counts, send_offsets, bucket_keys.data(), recv_counts,
-            recv_offsets, sizeof(K));
-  if (values)
-    alltoallv(comm, host_values.data(), send_counts, send_offsets, bucket_values.data(),
-              recv_counts, recv_offsets, sizeof(V));
+  exchange(q, comm, info, keys.local(), &host_keys, send_counts, send_offsets, bucket_keys,
+           recv_counts, recv_offsets);
   std::vector<K>().swap(host_keys);
-  std::vector<V>().swap(host_values);
+  if (values)
+    exchange(q, comm, info, values->local(), static_cast<const std::vector<V>*>(nullptr),
+             send_counts, send_offsets, bucket_values, recv_counts, recv_offsets);
 
   // The runs arrived in rank order, so a stable sort of them is the global order.
   collective_step(comm, info, [&] {
-    if (arriving < 2) return;
-    array<K> k = array<K>::from_host(q, bucket_keys);
-    array<V> v;
-    if (values) v = array<V>::from_host(q, bucket_values);
-    sort_on_device(k, values ? &v : nullptr);
-    k.read(q, bucket_keys.data(), 0, arriving);
-    if (values) v.read(q, bucket_values.data(), 0, arriving);
+    if (arriving > 1) sort_on_device(bucket_keys, values ? &bucket_values : nullptr);
   });
 
   // To the array's blocks: bucket b holds the global elements after the buckets before it.
   std::vector<std::uint64_t> bucket_sizes(R, 0);
   for (std::size_t r = 0; r < R; ++r)
     for (std::size_t d = 0; d < R; ++d) bucket_sizes[d] += matrix[r * R + d];
-  std::vector<std::size_t> block_offsets, block_counts_;
-  block_counts(keys.layout(), block_offsets, block_counts_);
-  const to_blocks_plan plan = plan_to_blocks(bucket_sizes, block_offsets, block_counts_, rank);
-  std::vector<K> block_keys(plan.received);
-  alltoallv(comm, bucket_keys.data(), plan.send_counts, plan.send_offsets, block_keys.data(),
-            plan.recv_counts, plan.recv_offsets, sizeof(K));
-  std::vector<V> block_values(values ? plan.received : 0);
+  std::vector<std::size_t> block_offsets, block_lengths;
+  block_counts(keys.layout(), block_offsets, block_lengths);
+  const to_blocks_plan plan = plan_to_blocks(bucket_sizes, block_offsets, block_lengths, rank);
+  exchange(q, comm, info, bucket_keys, static_cast<const std::vector<K>*>(nullptr),
+           plan.send_counts, plan.send_offsets, keys.local(), plan.recv_counts, plan.recv_offsets);
   if (values)
-    alltoallv(comm, bucket_values.data(), plan.send_counts, plan.send_offsets, block_values.data(),
-              plan.recv_counts, plan.recv_offsets, sizeof(V));
-  collective_step(comm, info, [&] {
-    if (block_keys.empty()) return;
-    keys.local().write(q, block_keys.data(), 0, block_keys.size());
-    if (values) values->local().write(q, block_values.data(), 0, block_values.size());
-  });
+    exchange(q, comm, info, bucket_values, static_cast<const std::vector<V>*>(nullptr),
+             plan.send_counts, plan.send_offsets, values->local(), plan.recv_counts,
+             plan.recv_offsets);
 }
 
 }  // namespace detail
