@@ -184,12 +184,11 @@ CLFORGE_MPI_API void throw_inconsistent_layouts(const std::string& who);
 
 /// MPI_Alltoallv between device arrays: this rank's src[send_offsets[d] ...) (send_counts[d]
 /// elements) goes to rank d, which finds it at dst[recv_offsets[s] ...) for this rank s. The
-/// part a rank keeps is a device copy; only what leaves crosses the host (read from
-/// `src_host` where the caller has src there already). Collective: the local parts run as
-/// collective_step steps of `info`.
+/// part a rank keeps is a device copy; only what leaves crosses the host. Collective: the local
+/// parts run as collective_step steps of `info`.
 template <class T>
 void exchange(const queue& q, MPI_Comm comm, const call_info& info, const array<T>& src,
-              const std::vector<T>* src_host, const std::vector<std::size_t>& send_counts,
+              const std::vector<std::size_t>& send_counts,
               const std::vector<std::size_t>& send_offsets, array<T>& dst,
               const std::vector<std::size_t>& recv_counts,
               const std::vector<std::size_t>& recv_offsets) {
@@ -205,20 +204,17 @@ void exchange(const queue& q, MPI_Comm comm, const call_info& info, const array<
     in_offsets[r] = in_total;
     in_total += in_counts[r];
   }
-  std::vector<T> outgoing, incoming(in_total);
+  std::vector<T> outgoing, incoming;
   collective_step(comm, info, [&] {
     check_counts(info.what.c_str(), out_offsets);
     check_counts(info.what.c_str(), in_offsets);
     check_counts(info.what.c_str(), out_counts);
     check_counts(info.what.c_str(), in_counts);
     outgoing.resize(out_total);
+    incoming.resize(in_total);
     for (std::size_t r = 0; r < ranks; ++r) {
       if (out_counts[r] == 0) continue;
-      if (src_host)
-        std::copy_n(src_host->data() + send_offsets[r], out_counts[r],
-                    outgoing.data() + out_offsets[r]);
-      else
-        src.read(q, outgoing.data() + out_offsets[r], send_offsets[r], out_counts[r]);
+      src.read(q, outgoing.data() + out_offsets[r], send_offsets[r], out_counts[r]);
     }
     if (send_counts[me] > 0)
       src.copy_to(q, dst, send_offsets[me], recv_offsets[me], send_counts[me]);

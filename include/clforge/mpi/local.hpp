@@ -107,6 +107,17 @@ constexpr void check_sort_value() {
   clforge::detail::check_sort_value<V>();
 }
 
+/// src[indices[k]] for every k, on the host (clforge::gather, then one read).
+template <class T>
+std::vector<T> gather_to_host(const queue& q, const array<T>& src,
+                              const std::vector<cl_ulong>& indices) {
+  if (indices.empty()) return {};
+  const array<cl_ulong> where = array<cl_ulong>::from_host(q, indices);
+  array<T> picked(q, indices.size());
+  clforge::gather(q, where, src, picked);
+  return picked.to_host(q);
+}
+
 /// clforge::histogram of one rank's block, the counts on the host.
 template <class T>
 std::vector<cl_uint> histogram(const queue& q, const array<T>& x, std::size_t bins, T lo, T hi) {

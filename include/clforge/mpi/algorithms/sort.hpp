@@ -97,7 +97,10 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
                    values ? std::to_string(values->size()) : ""}),
       keys.size()};
   auto sort_on_device = [&](array<K>& k, array<V>* v) { local::sort(q, k, v, direction); };
-  std::vector<K> host_keys;  // the sorted block, for the samples and the buckets' bounds
+  // The sorted block stays on the device: the samples come in one gather, the buckets' bounds
+  // by a binary search reading single keys (a few dozen reads instead of the whole block).
+  const std::size_t s = std::min(n, sort_samples_per_rank);
+  std::vector<K> sample_keys;
   collective_step(comm, info, [&] {
     if (values && !(values->layout() == keys.layout()))
       throw error("clforge::mpi::" + std::string(who) + ": the values have " +
@@ -105,39 +108,43 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
                   std::to_string(keys.size()) + " (one layout needed)");
     if (n == 0) return;
     sort_on_device(keys.local(), values ? &values->local() : nullptr);
-    if (ranks > 1) host_keys = keys.local().to_host(q);
+    if (ranks == 1) return;
+    std::vector<cl_ulong> positions(s);
+    for (std::size_t j = 0; j < s; ++j) positions[j] = j * n / s;
+    sample_keys = local::gather_to_host(q, keys.local(), positions);
   });
   if (ranks == 1) return;  // nothing to exchange
 
   // Regular samples of the sorted block, then the splitters every rank agrees on.
   std::vector<sort_sample> samples(sort_samples_per_rank);
-  const std::size_t s = std::min(n, sort_samples_per_rank);
-  for (std::size_t j = 0; j < s; ++j) {
-    const std::size_t p = j * n / s;
-    samples[j] = {ordered_bits(host_keys[p], descending), p, rank, 1,
+  for (std::size_t j = 0; j < s; ++j)
+    samples[j] = {ordered_bits(sample_keys[j], descending), j * n / s, rank, 1,
                   static_cast<double>(n) / static_cast<double>(s)};
-  }
   const std::vector<sort_sample> splitters = choose_splitters(comm, samples, keys.size());
 
   // Bucket b (to rank b): the elements from splitter b - 1 up to splitter b.
   std::vector<std::uint64_t> send(R, 0);
-  std::size_t from = 0;
-  for (std::size_t b = 0; b < R; ++b) {
-    std::size_t to = n;
-    if (b + 1 < R) {
-      std::size_t lo = from, hi = n;  // first position not before splitter b
-      while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (before(ordered_bits(host_keys[mid], descending), rank, mid, splitters[b]))
-          lo = mid + 1;
-        else
-          hi = mid;
+  collective_step(comm, info, [&] {
+    std::size_t from = 0;
+    for (std::size_t b = 0; b < R; ++b) {
+      std::size_t to = n;
+      if (b + 1 < R) {
+        std::size_t lo = from, hi = n;  // first position not before splitter b
+        while (lo < hi) {
+          const std::size_t mid = lo + (hi - lo) / 2;
+          K key;
+          keys.local().read(q, &key, mid, 1);
+          if (before(ordered_bits(key, descending), rank, mid, splitters[b]))
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        to = lo;
       }
-      to = lo;
+      send[b] = to - from;
+      from = to;
     }
-    send[b] = to - from;
-    from = to;
-  }
+  });
   std::vector<std::uint64_t> matrix(R * R);  // matrix[s * R + d]: rank s sends to d
   allgather(comm, send.data(), matrix.data(), R * sizeof(std::uint64_t));
   std::vector<std::size_t> send_counts(R), send_offsets(R), recv_counts(R), recv_offsets(R);
@@ -156,12 +163,11 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
     bucket_keys = array<K>(q, arriving);
     if (values) bucket_values = array<V>(q, arriving);
   });
-  exchange(q, comm, info, keys.local(), &host_keys, send_counts, send_offsets, bucket_keys,
-           recv_counts, recv_offsets);
-  std::vector<K>().swap(host_keys);
+  exchange(q, comm, info, keys.local(), send_counts, send_offsets, bucket_keys, recv_counts,
+           recv_offsets);
   if (values)
-    exchange(q, comm, info, values->local(), static_cast<const std::vector<V>*>(nullptr),
-             send_counts, send_offsets, bucket_values, recv_counts, recv_offsets);
+    exchange(q, comm, info, values->local(), send_counts, send_offsets, bucket_values, recv_counts,
+             recv_offsets);
 
   // The runs arrived in rank order, so a stable sort of them is the global order.
   collective_step(comm, info, [&] {
@@ -175,12 +181,11 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
   std::vector<std::size_t> block_offsets, block_lengths;
   block_counts(keys.layout(), block_offsets, block_lengths);
   const to_blocks_plan plan = plan_to_blocks(bucket_sizes, block_offsets, block_lengths, rank);
-  exchange(q, comm, info, bucket_keys, static_cast<const std::vector<K>*>(nullptr),
-           plan.send_counts, plan.send_offsets, keys.local(), plan.recv_counts, plan.recv_offsets);
+  exchange(q, comm, info, bucket_keys, plan.send_counts, plan.send_offsets, keys.local(),
+           plan.recv_counts, plan.recv_offsets);
   if (values)
-    exchange(q, comm, info, bucket_values, static_cast<const std::vector<V>*>(nullptr),
-             plan.send_counts, plan.send_offsets, values->local(), plan.recv_counts,
-             plan.recv_offsets);
+    exchange(q, comm, info, bucket_values, plan.send_counts, plan.send_offsets, values->local(),
+             plan.recv_counts, plan.recv_offsets);
 }
 
 }  // namespace detail
