@@ -201,6 +201,25 @@ void test_commutes(const cf::queue&) {
     check(!cm::detail::commutes(op), std::string("does not commute: ") + op);
 }
 
+// The exchanges' staging areas: mapped memory that works, grown on demand; a second lease of a
+// held area gets ordinary memory.
+void test_staging(const cf::queue& q) {
+  for (std::size_t bytes : {std::size_t(16), std::size_t(1) << 20, std::size_t(3) << 20}) {
+    cm::detail::staging_lease lease(q, 0, bytes);
+    check(lease.pinned(), "staging area of " + std::to_string(bytes) + " bytes is mapped memory");
+    std::memset(lease.data(), 0x5a, bytes);
+    cf::array<unsigned char> a(q, bytes);
+    a.write(q, static_cast<const unsigned char*>(lease.data()), 0, bytes);
+    std::vector<unsigned char> back = a.to_host(q);
+    check(std::all_of(back.begin(), back.end(), [](unsigned char c) { return c == 0x5a; }),
+          "staging area round trip");
+    cm::detail::staging_lease second(q, 0, 64);
+    check(!second.pinned() && second.data() != nullptr, "a held area gives ordinary memory");
+  }
+  cm::detail::staging_lease none(q, 1, 0);
+  check(none.data() == nullptr, "a lease of 0 bytes");
+}
+
 // `call` must throw on every rank, with `part` in the message and the same text everywhere.
 template <class F>
 void expect_same_error(const char* name, F call, const std::string& part) {
@@ -281,6 +300,7 @@ int main(int argc, char** argv) {
     } tests[] = {{"commutes", test_commutes},
                  {"sort", test_sort},
                  {"sort_wide_values", test_sort_wide_values},
+                 {"staging", test_staging},
                  {"histogram", test_histogram},
                  {"disagreement", test_disagreement}};
     for (const auto& t : tests) {

@@ -85,8 +85,8 @@ std::size_t copy_if(const queue& q, const distributed_array<T>& in, distributed_
   detail::block_counts(out.layout(), block_offsets, block_counts);
   const detail::to_blocks_plan plan =
       detail::plan_to_blocks(counts, block_offsets, block_counts, rank);
-  detail::exchange(q, comm, info, compacted, plan.send_counts, plan.send_offsets, out.local(),
-                   plan.recv_counts, plan.recv_offsets);
+  detail::exchange(q, comm, info, plan.send_counts, plan.send_offsets, plan.recv_counts,
+                   plan.recv_offsets, compacted, out.local());
   return plan.total;
 }
 

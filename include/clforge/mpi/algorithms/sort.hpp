@@ -163,11 +163,8 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
     bucket_keys = array<K>(q, arriving);
     if (values) bucket_values = array<V>(q, arriving);
   });
-  exchange(q, comm, info, keys.local(), send_counts, send_offsets, bucket_keys, recv_counts,
-           recv_offsets);
-  if (values)
-    exchange(q, comm, info, values->local(), send_counts, send_offsets, bucket_values, recv_counts,
-             recv_offsets);
+  exchange(q, comm, info, send_counts, send_offsets, recv_counts, recv_offsets, keys.local(),
+           bucket_keys, values ? &values->local() : nullptr, values ? &bucket_values : nullptr);
 
   // The runs arrived in rank order, so a stable sort of them is the global order.
   collective_step(comm, info, [&] {
@@ -181,11 +178,9 @@ void sample_sort(const queue& q, distributed_array<K>& keys, distributed_array<V
   std::vector<std::size_t> block_offsets, block_lengths;
   block_counts(keys.layout(), block_offsets, block_lengths);
   const to_blocks_plan plan = plan_to_blocks(bucket_sizes, block_offsets, block_lengths, rank);
-  exchange(q, comm, info, bucket_keys, plan.send_counts, plan.send_offsets, keys.local(),
-           plan.recv_counts, plan.recv_offsets);
-  if (values)
-    exchange(q, comm, info, bucket_values, plan.send_counts, plan.send_offsets, values->local(),
-             plan.recv_counts, plan.recv_offsets);
+  exchange(q, comm, info, plan.send_counts, plan.send_offsets, plan.recv_counts, plan.recv_offsets,
+           bucket_keys, keys.local(), values ? &bucket_values : nullptr,
+           values ? &values->local() : nullptr);
 }
 
 }  // namespace detail
