@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
-// clforge-mpi-bench: distributed sum and inclusive scan of 2^k ints over the ranks of
-// MPI_COMM_WORLD, one device per rank (clforge::mpi::context_for_rank), and a halo exchange with
-// a 3-D Jacobi sweep (the stencil job, mpi_bench_stencil.cpp). Start it with mpirun:
+// clforge-mpi-bench: jobs over the ranks of MPI_COMM_WORLD, one device per rank
+// (clforge::mpi::context_for_rank): distributed sum, inclusive scan, sort and copy_if of 2^k
+// int32 (strong scaling: 2^k in all; weak: 2^k per rank), and a halo exchange with a 3-D Jacobi
+// sweep (the stencil job). Start it with mpirun:
 //
-//   mpirun -np 4 clforge-mpi-bench --log2 26 --repetitions 7
-//   mpirun -np 2 clforge-mpi-bench --job stencil --stencil-side 256
+//   mpirun -np 4 clforge-mpi-bench --log2 26 --repetitions 7 [--scaling weak] [--jobs sum,sort]
+//   mpirun -np 2 clforge-mpi-bench --jobs stencil --stencil-side 256
 //
 // (--help lists the options; --version needs no mpirun.)
 // Each repetition starts at a barrier and ends when the slowest rank returns (the call is
 // collective: every rank gets the result). Per rank it splits the call's wall time into the
 // time inside MPI (clforge::mpi::stats: the exchanges and the agreements before them, waiting
 // for slower ranks included) and the rest (the rank's device work and host staging). Prints the
-// median over repetitions, as a Markdown table.
+// median over repetitions, as a Markdown table. The jobs live in their own files
+// (mpi_bench_arrays.cpp, mpi_bench_stencil.cpp); this file has the command line, the timing and the
+// rows.
 #include <clforge/clforge.hpp>
 #include <clforge/mpi.hpp>
 
@@ -30,8 +33,73 @@
 
 namespace cf = clforge;
 namespace cm = clforge::mpi;
-using mpi_bench::measure;
-using mpi_bench::print_row;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+namespace mpi_bench {
+
+std::vector<sample> measure(const setup& s, const std::function<void()>& call,
+                            const std::function<void()>& prepare) {
+  if (prepare) prepare();
+  call();  // builds kernels, fills pools
+  std::vector<sample> out;
+  for (int r = 0; r < s.repetitions; ++r) {
+    if (prepare) prepare();
+    MPI_Barrier(MPI_COMM_WORLD);
+    cm::reset_stats();
+    const double start = MPI_Wtime();
+    call();
+    const double wall = MPI_Wtime() - start;
+    out.push_back({wall, cm::stats().seconds});
+  }
+  return out;
+}
+
+void report(const setup& s, const std::string& job, const std::vector<sample>& mine,
+            double bytes_per_element) {
+  const int repetitions = s.repetitions, ranks = s.ranks;
+  std::vector<double> all_wall(static_cast<std::size_t>(repetitions * ranks)),
+      all_mpi(all_wall.size());
+  std::vector<double> wall(static_cast<std::size_t>(repetitions)), mpi(wall.size());
+  for (int r = 0; r < repetitions; ++r) wall[r] = mine[r].wall, mpi[r] = mine[r].mpi;
+  MPI_Gather(wall.data(), repetitions, MPI_DOUBLE, all_wall.data(), repetitions, MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
+  MPI_Gather(mpi.data(), repetitions, MPI_DOUBLE, all_mpi.data(), repetitions, MPI_DOUBLE, 0,
+             MPI_COMM_WORLD);
+  if (s.rank != 0) return;
+  std::vector<double> slowest(static_cast<std::size_t>(repetitions), 0);
+  for (int r = 0; r < repetitions; ++r)
+    for (int k = 0; k < ranks; ++k)
+      slowest[r] = std::max(slowest[r], all_wall[k * repetitions + r]);
+  const double t = median(slowest);
+  std::string per_rank;
+  for (int k = 0; k < ranks; ++k) {
+    std::vector<double> local(static_cast<std::size_t>(repetitions)), m(local.size());
+    for (int r = 0; r < repetitions; ++r) {
+      m[r] = all_mpi[k * repetitions + r];
+      local[r] = all_wall[k * repetitions + r] - m[r];
+    }
+    char cell[64];
+    std::snprintf(cell, sizeof cell, "%s%.1f / %.1f", k ? ", " : "", median(local) * 1e3,
+                  median(m) * 1e3);
+    per_rank += cell;
+  }
+  std::string size = "2^" + std::to_string(s.log2);
+  if (s.weak && ranks > 1) size += " x " + std::to_string(ranks);
+  std::printf("| %s | %d | %s | %s | %.1f | %.2f | %s |\n", job.c_str(), ranks,
+              s.weak ? "weak" : "strong", size.c_str(), t * 1e3,
+              bytes_per_element * static_cast<double>(s.elements()) / t * 1e-9, per_rank.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace mpi_bench
 
 // The command line is read before MPI_Init (--help and --version need no mpirun), so every rank
 // reads it; only the first rank's launcher-given rank (Open MPI, MPICH) prints a usage error.
@@ -42,25 +110,35 @@ bool first_rank_by_environment() {
 }
 
 int main(int argc, char** argv) {
-  int log2 = 26, repetitions = 7;
+  mpi_bench::setup s;
+  std::string scaling = "strong", jobs = "sum,scan,sort,copy_if,stencil";
   std::size_t stencil_side = 128;
-  std::vector<std::string> jobs{"sum", "scan", "stencil"};
   CLI::App app(
-      "clforge-mpi-bench: distributed sum and inclusive scan of 2^K ints, and a halo exchange "
-      "with a 3-D Jacobi sweep, over the ranks of MPI_COMM_WORLD, one device per rank; start it "
-      "with mpirun.",
+      "clforge-mpi-bench: distributed sum, inclusive scan, sort and copy_if of int32, and a halo "
+      "exchange with a 3-D Jacobi sweep, over the ranks of MPI_COMM_WORLD, one device per rank; "
+      "start it with mpirun.",
       "clforge-mpi-bench");
   clforge_cli::add_version(app);
-  app.add_option("--log2", log2, "n = 2^K elements")
+  app.add_option("--log2", s.log2, "n = 2^K elements in all (strong) or per rank (weak)")
       ->capture_default_str()
       ->check(CLI::Range(1, 40));
-  app.add_option("--repetitions", repetitions, "timed repetitions (the median counts)")
+  app.add_option("--repetitions", s.repetitions, "timed repetitions (the median counts)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  app.add_option("--job", jobs, "jobs to run (comma-separated or repeated)")
-      ->delimiter(',')
+  app.add_option("--scaling", scaling, "strong: 2^K elements in all; weak: 2^K per rank")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sum", "scan", "stencil"}));
+      ->check(CLI::IsMember({"strong", "weak"}));
+  app.add_option("--jobs", jobs, "comma-separated: sum, scan, sort, copy_if, stencil")
+      ->capture_default_str()
+      ->check([](const std::string& list) -> std::string {
+        std::stringstream in(list);
+        std::string job;
+        while (std::getline(in, job, ','))
+          if (job != "sum" && job != "scan" && job != "sort" && job != "copy_if" &&
+              job != "stencil")
+            return "unknown job \"" + job + "\" (sum, scan, sort, copy_if, stencil)";
+        return "";
+      });
   app.add_option("--stencil-side", stencil_side,
                  "stencil: a side^3 float cube over the ranks (strong scaling) and per rank (weak)")
       ->capture_default_str()
@@ -73,81 +151,37 @@ int main(int argc, char** argv) {
     if (first_rank_by_environment()) std::cerr << err.str();
     if (status >= 0) return status;
   }
+  s.weak = scaling == "weak";
+  {
+    std::stringstream in(jobs);
+    std::string job;
+    while (std::getline(in, job, ',')) s.jobs.insert(job);
+  }
   MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s.ranks);
   int code = 0;
   try {
     cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
     cf::queue q(ctx);
-    auto wanted = [&](const char* job) {
-      return std::find(jobs.begin(), jobs.end(), job) != jobs.end();
-    };
-    if (rank == 0) {
-      std::printf("clforge-mpi-bench: %d rank(s), device of rank 0: %s, %d repetitions\n\n", ranks,
-                  ctx.info().name.c_str(), repetitions);
-      mpi_bench::print_header();
+    if (s.rank == 0) {
+      std::printf("clforge-mpi-bench: %d rank(s), device of rank 0: %s, %d repetitions\n\n",
+                  s.ranks, ctx.info().name.c_str(), s.repetitions);
+      std::printf(
+          "| job | ranks | scaling | n | time ms (slowest rank, median) | GB/s | per rank: "
+          "local ms / MPI ms (median) |\n");
+      std::printf("|---|---|---|---|---|---|---|\n");
     }
-    if (wanted("sum") || wanted("scan")) {
-      const std::size_t n = std::size_t(1) << log2;
-      cm::distributed_array<cl_int> x(q, MPI_COMM_WORLD, n), y(q, MPI_COMM_WORLD, n);
-      {
-        // Each rank writes its own block (a scatter of 2^26 values from one rank would only
-        // measure the scatter). Values small enough that the sum stays exact in 64 bits.
-        std::vector<cl_int> block(x.local_size());
-        for (std::size_t k = 0; k < block.size(); ++k)
-          block[k] = static_cast<cl_int>((x.local_offset() + k) % 17) - 8;
-        if (!block.empty()) x.local().write(q, block.data(), 0, block.size());
+    if (!mpi_bench::run_array_jobs(q, s)) code = 1;
+    if (s.wants("stencil")) {
+      if (s.rank == 0) {
+        std::printf("\n");
+        mpi_bench::print_header();
       }
-      long long expected = 0;
-      for (std::size_t k = 0; k < n; ++k) expected += static_cast<long long>(k % 17) - 8;
-
-      cl_long s = 0;
-      const auto sum = measure(repetitions, [&] { s = cm::sum<cl_long>(q, x); });
-      const auto scan = measure(repetitions, [&] {
-        cm::inclusive_scan(q, x, y);
-        q.finish();  // the scan returns when enqueued; time it to completion
-      });
-      // The same work without the MPI layer: each rank's single-device template on its block
-      // alone (no totals, no carry, no exchange), run by all ranks at once.
-      cl_long block_sum = 0;
-      const auto blocks_sum =
-          measure(repetitions, [&] { block_sum = cf::sum<cl_long>(q, x.local()); });
-      const auto blocks_scan = measure(repetitions, [&] {
-        if (x.local_size() > 0) cf::inclusive_scan(q, x.local(), y.local());
-        q.finish();
-      });
-      (void)block_sum;
-      cm::inclusive_scan(q, x, y);  // the block scans overwrote y: again for the check below
-      cl_int last = 0;
-      {
-        std::vector<cl_int> tail = y.gather_to(ranks - 1);
-        if (rank == ranks - 1) last = tail.back();
-      }
-      if (s != expected) {
-        std::fprintf(stderr, "[rank %d] sum %lld, expected %lld\n", rank, (long long)s, expected);
-        code = 1;
-      }
-      if (rank == ranks - 1 && last != static_cast<cl_int>(expected)) {
-        std::fprintf(stderr, "[rank %d] scan ends at %d, expected %lld\n", rank, last, expected);
-        code = 1;
-      }
-
-      const std::string size = "2^" + std::to_string(log2);
-      const double elements = static_cast<double>(n);
-      if (wanted("sum")) {
-        print_row("sum", size, 4 * elements, sum);
-        print_row("sum, blocks only", size, 4 * elements, blocks_sum);
-      }
-      if (wanted("scan")) {
-        print_row("scan", size, 8 * elements, scan);
-        print_row("scan, blocks only", size, 8 * elements, blocks_scan);
-      }
+      if (!mpi_bench::stencil_job(q, stencil_side, s.repetitions)) code = 1;
     }
-    if (wanted("stencil") && !mpi_bench::stencil_job(q, stencil_side, repetitions)) code = 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "[rank %d] %s\n", rank, e.what());
+    std::fprintf(stderr, "[rank %d] %s\n", s.rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int worst = 0;

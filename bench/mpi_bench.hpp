@@ -1,31 +1,64 @@
 // SPDX-License-Identifier: MIT
-// The measurement and the table rows of clforge-mpi-bench, shared by its jobs (mpi_bench.cpp,
-// mpi_bench_stencil.cpp). Each repetition starts at a barrier; a row gives the median over
-// repetitions of the slowest rank's wall time and, per rank, the median time inside MPI
-// (clforge::mpi::stats: exchanges and agreements, waiting for slower ranks included) and the
-// rest (the rank's device work and host staging).
+// clforge-mpi-bench's parts: the timing and the table rows every job uses (bench/mpi_bench.cpp)
+// and the jobs (one function per family, each in its own file: mpi_bench_arrays.cpp,
+// mpi_bench_stencil.cpp).
 #pragma once
 
+#include <clforge/clforge.hpp>
 #include <clforge/mpi.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace mpi_bench {
+
+/// One timed call on this rank: wall time and the part inside MPI, in seconds.
+struct sample {
+  double wall, mpi;
+};
+
+/// What the command line asked for.
+struct setup {
+  int log2 = 26;               ///< strong: 2^log2 elements in all; weak: 2^log2 per rank
+  bool weak = false;           ///< weak scaling (the size grows with the ranks)
+  int repetitions = 7;         ///< timed repetitions (the median counts)
+  std::set<std::string> jobs;  ///< the jobs to run
+  int rank = 0, ranks = 1;
+  /// The global number of elements.
+  std::size_t elements() const {
+    return (std::size_t(1) << log2) * (weak ? static_cast<std::size_t>(ranks) : 1);
+  }
+  bool wants(const std::string& job) const { return jobs.count(job) > 0; }
+};
+
+/// Runs `call` `repetitions` times after one warm-up, each after `prepare` (not timed) and a
+/// barrier; returns this rank's samples.
+std::vector<sample> measure(const setup& s, const std::function<void()>& call,
+                            const std::function<void()>& prepare = {});
+
+/// Prints (rank 0) the row of a job: the median over repetitions of the slowest rank's wall
+/// time, GB/s at `bytes_per_element` of the global size, and per rank the median local and MPI
+/// times. Collective.
+void report(const setup& s, const std::string& job, const std::vector<sample>& mine,
+            double bytes_per_element);
+
+/// The jobs on distributed arrays of int32: sum, scan, sort, copy_if, each with its "blocks
+/// only" row (bench/mpi_bench_arrays.cpp). Returns false where a result was wrong.
+bool run_array_jobs(const clforge::queue& q, const setup& s);
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-struct sample {
-  double wall, mpi;  // seconds, this rank
-};
-
-/// Runs `call` `repetitions` times after one warm-up; returns this rank's samples.
+/// The stencil job's timing and rows (its table has no scaling column: it prints strong and
+/// weak rows itself). Runs `call` `repetitions` times after one warm-up; returns this rank's
+/// samples.
 inline std::vector<sample> measure(int repetitions, const std::function<void()>& call) {
   call();  // builds kernels, fills pools
   std::vector<sample> out;

@@ -33,6 +33,17 @@ if(TARGET clforge_mpi)
                        PROPERTIES FIXTURES_REQUIRED clforge_mpi_kernels)
 endif()
 
+# Sort and histogram across ranks (tests/mpi/test_mpi_sort.cpp), -np 1 to 4, after mpi_np1 has
+# filled the kernel cache.
+if(TARGET clforge_mpi)
+  add_executable(test_mpi_sort ${CMAKE_CURRENT_SOURCE_DIR}/mpi/test_mpi_sort.cpp)
+  target_link_libraries(test_mpi_sort PRIVATE clforge::mpi)
+  foreach(ranks 1 2 3 4)
+    clforge_add_mpi_test(mpi_sort_np${ranks} test_mpi_sort ${ranks} 300)
+    set_tests_properties(mpi_sort_np${ranks} PROPERTIES FIXTURES_REQUIRED clforge_mpi_kernels)
+  endforeach()
+endif()
+
 # Package test for clforge::mpi: install, then a downstream project finds the mpi component and
 # runs a distributed sum (its own work directory, beside tests/package.cmake's); the same with
 # pkg-config (clforge-mpi.pc) under -Werror.

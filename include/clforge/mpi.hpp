@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // clforge::mpi: arrays split over MPI ranks, one device per rank, and the algorithms across them
-// (reduce, scan, copy_if, polygon masks). Link clforge::mpi; start the program with mpirun.
+// (reduce, scan, copy_if, sort, histogram, polygon masks). Link clforge::mpi; start the program
+// with mpirun.
 //
 //   MPI_Init(&argc, &argv);
 //   cf::context ctx = cf::mpi::context_for_rank(MPI_COMM_WORLD);   // a GPU per rank on a node
@@ -33,6 +34,8 @@
 //   clforge/mpi/algorithms/reduction.hpp    reduction_kernel, sum, dot, min, max
 //   clforge/mpi/algorithms/scan.hpp         scan_kernel, inclusive_scan, exclusive_scan
 //   clforge/mpi/algorithms/selection.hpp    copy_if
+//   clforge/mpi/algorithms/sort.hpp         sort, sort_by_key (sample sort)
+//   clforge/mpi/algorithms/histogram.hpp    histogram
 //   clforge/mpi/algorithms/polygon_mask.hpp mask_into, labels_into over row blocks
 // underneath: clforge/mpi/collective.hpp (the agreement and the exchanges every collective call
 // uses), clforge/mpi/halo.hpp (the neighbour exchange of device buffer regions),
@@ -41,10 +44,12 @@
 // clforge/mpi/algorithms/ on collective_step and the exchanges, plus its part of lib/mpi/.
 #pragma once
 
+#include "clforge/mpi/algorithms/histogram.hpp"
 #include "clforge/mpi/algorithms/polygon_mask.hpp"
 #include "clforge/mpi/algorithms/reduction.hpp"
 #include "clforge/mpi/algorithms/scan.hpp"
 #include "clforge/mpi/algorithms/selection.hpp"
+#include "clforge/mpi/algorithms/sort.hpp"
 #include "clforge/mpi/c_api.hpp"
 #include "clforge/mpi/distributed_array.hpp"
 #include "clforge/mpi/distributed_field.hpp"

@@ -3,6 +3,7 @@
 // exchanges in elements, and what they cost (stats).
 #include "clforge/mpi/collective.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -245,6 +246,47 @@ void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_se
   totals.seconds += seconds;
   totals.calls += calls;
   totals.bytes_sent += bytes_sent;
+}
+
+void allreduce_sum(MPI_Comm comm, std::uint64_t* values, std::size_t count) {
+  if (count > static_cast<std::size_t>(INT_MAX))
+    throw error("clforge::mpi: " + std::to_string(count) + " sums exceed MPI's int counts");
+  timed_exchange timing(count * sizeof(std::uint64_t));
+  check_mpi(
+      MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(count), MPI_UINT64_T, MPI_SUM, comm),
+      "MPI_Allreduce");
+}
+
+to_blocks_plan plan_to_blocks(const std::vector<std::uint64_t>& counts,
+                              const std::vector<std::size_t>& block_offsets,
+                              const std::vector<std::size_t>& block_counts, int rank) {
+  // Element k (rank order) goes to the block holding global index k: rank s's elements are
+  // [first[s], first[s] + counts[s]); this rank's block is [offset, offset + size).
+  const std::size_t ranks = counts.size(), me = static_cast<std::size_t>(rank);
+  std::vector<std::size_t> first(ranks + 1, 0);
+  for (std::size_t s = 0; s < ranks; ++s) first[s + 1] = first[s] + counts[s];
+  to_blocks_plan p;
+  p.send_counts.assign(ranks, 0);
+  p.send_offsets.assign(ranks, 0);
+  p.recv_counts.assign(ranks, 0);
+  p.recv_offsets.assign(ranks, 0);
+  const std::size_t my_first = block_offsets[me], my_end = my_first + block_counts[me];
+  for (std::size_t d = 0; d < ranks; ++d) {
+    const std::size_t lo = std::max(first[me], block_offsets[d]),
+                      hi = std::min(first[me + 1], block_offsets[d] + block_counts[d]);
+    if (hi > lo) {
+      p.send_counts[d] = hi - lo;
+      p.send_offsets[d] = lo - first[me];
+    }
+    const std::size_t rlo = std::max(first[d], my_first), rhi = std::min(first[d + 1], my_end);
+    if (rhi > rlo) {
+      p.recv_counts[d] = rhi - rlo;
+      p.recv_offsets[d] = rlo - my_first;
+    }
+  }
+  p.total = first[ranks];
+  p.received = p.total > my_first ? std::min(p.total, my_end) - my_first : 0;
+  return p;
 }
 
 void throw_inconsistent_layouts(const std::string& who) {

@@ -24,87 +24,8 @@ namespace {
 // suffices (MPI keeps the messages between two ranks in order).
 constexpr int kHaloTag = 27029;
 
-// ---- staging: host memory the device copies to and MPI reads from ---------------------------
-
-/// A block of host memory: the mapped region of a CL_MEM_ALLOC_HOST_PTR buffer (pinned, so the
-/// device copies run at full speed and without an extra copy in the driver), or plain memory
-/// where the device offers no such buffer.
-struct staging_block {
-  cl::Buffer pinned;  // kept mapped for the block's whole life
-  std::unique_ptr<char[]> plain;
-  char* host = nullptr;
-  std::size_t bytes = 0;
-};
-
-/// The free staging blocks of a context; a call takes one for itself (so concurrent exchanges
-/// on other communicators never share one) and gives it back.
-class staging_pool {
- public:
-  std::shared_ptr<staging_block> take(const queue& q, std::size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto best = free_.end();
-      for (auto it = free_.begin(); it != free_.end(); ++it)
-        if ((*it)->bytes >= bytes && (best == free_.end() || (*it)->bytes < (*best)->bytes))
-          best = it;
-      if (best != free_.end()) {
-        auto block = *best;
-        free_.erase(best);
-        return block;
-      }
-    }
-    return make(q, bytes);
-  }
-  void give(std::shared_ptr<staging_block> block) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(block));
-  }
-
- private:
-  static std::shared_ptr<staging_block> make(const queue& q, std::size_t bytes) {
-    auto block = std::make_shared<staging_block>();
-    block->bytes = bytes;
-    cl_int status = CL_SUCCESS;
-    cl_mem mem = clCreateBuffer(q.ctx().get(), CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes,
-                                nullptr, &status);
-    if (status == CL_SUCCESS) {
-      block->pinned = cl::Buffer(mem);  // takes the reference
-      void* host = clEnqueueMapBuffer(q.get(), mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
-                                      0, nullptr, nullptr, &status);
-      if (status == CL_SUCCESS) {
-        block->host = static_cast<char*>(host);
-        return block;
-      }
-      block->pinned = cl::Buffer();
-    }
-    block->plain.reset(new char[bytes]);
-    block->host = block->plain.get();
-    return block;
-  }
-
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<staging_block>> free_;
-};
-
-/// A staging block for one call, given back to its pool at the end of the call.
-class staging_lease {
- public:
-  staging_lease(const queue& q, std::size_t bytes)
-      : pool_(std::static_pointer_cast<staging_pool>(clforge::detail::per_context(
-            q.ctx(), "clforge.mpi", "halo staging",
-            [] { return std::static_pointer_cast<void>(std::make_shared<staging_pool>()); }))),
-        block_(pool_->take(q, bytes)) {}
-  staging_lease(const staging_lease&) = delete;
-  staging_lease& operator=(const staging_lease&) = delete;
-  ~staging_lease() {
-    if (block_) pool_->give(std::move(block_));
-  }
-  char* host() const { return block_ ? block_->host : nullptr; }
-
- private:
-  std::shared_ptr<staging_pool> pool_;
-  std::shared_ptr<staging_block> block_;
-};
+// The staging: the queue's pinned area (detail::staging_lease, shared with the other exchanges
+// of the layer), ordinary memory where another exchange on the queue holds it.
 
 // ---- the plan as messages -------------------------------------------------------------------
 
@@ -201,7 +122,7 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
           self_sends[k].bytes != self_receives[k].bytes)
         throw error("clforge::mpi: the halo pieces to and from the own rank differ (key " +
                     std::to_string(self_sends[k].key) + ")");
-    if (total > 0) s->staging = std::make_unique<staging_lease>(q, total);
+    if (total > 0) s->staging = std::make_unique<staging_lease>(q, 0, total);
     // An out-of-order queue: the copies start after what was enqueued before (the kernels that
     // wrote the data).
     if (q.out_of_order())
@@ -212,7 +133,8 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
       for (const halo_piece& p : m.pieces) {
         s->copies.emplace_back();
         check(clEnqueueReadBuffer(q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                  s->staging->host() + at, 0, nullptr, &s->copies.back()),
+                                  static_cast<char*>(s->staging->data()) + at, 0, nullptr,
+                                  &s->copies.back()),
               "clEnqueueReadBuffer");
         at += p.bytes;
       }
@@ -270,7 +192,7 @@ void halo_exchange::finish() {
   // One message per neighbour and direction. Every rank got past step 2, so every message has
   // its partner.
   if (!s->sends.empty() || !s->receives.empty()) {
-    char* host = s->staging->host();
+    char* host = static_cast<char*>(s->staging->data());
     std::vector<MPI_Request> requests;
     requests.reserve(s->sends.size() + s->receives.size());
     std::uint64_t sent = 0;
@@ -301,7 +223,8 @@ void halo_exchange::finish() {
       for (const halo_piece& p : m.pieces) {
         writes.emplace_back();
         check(clEnqueueWriteBuffer(s->q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                   s->staging->host() + at, 0, nullptr, &writes.back()),
+                                   static_cast<char*>(s->staging->data()) + at, 0, nullptr,
+                                   &writes.back()),
               "clEnqueueWriteBuffer");
         at += p.bytes;
       }

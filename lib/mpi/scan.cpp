@@ -34,6 +34,18 @@ bool uses_identifier(const std::string& text, const std::string& name) {
   return replace_identifier(text, name, "\x01") != text;
 }
 
+bool commutes(const std::string& scan) {
+  std::string s;
+  for (char c : scan)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  if (s.size() > 2 && s.front() == '(' && s.back() == ')') s = s.substr(1, s.size() - 2);
+  for (const char* op : {"+", "*", "|", "&", "^"})
+    if (s == std::string("a") + op + "b" || s == std::string("b") + op + "a") return true;
+  for (const char* f : {"min", "max", "fmin", "fmax"})
+    if (s == std::string(f) + "(a,b)" || s == std::string(f) + "(b,a)") return true;
+  return false;
+}
+
 std::string scan_output_across_ranks(const std::string& type, const std::string& output) {
   // The user's statement sees the global values under the usual names; the local scan's item,
   // prev_item and last_item are renamed away so its own last_item pass is not triggered.

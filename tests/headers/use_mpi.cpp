@@ -35,10 +35,14 @@ int use_mpi() {
   auto image = cf::mpi::distributed_array<std::uint8_t>::rows(q, MPI_COMM_WORLD, 64, 64);
   cf::polygon_mask masker(ctx);
   cf::mpi::mask_into(q, masker, {{1, 1}, {60, 5}, {30, 60}}, image, 64, 64);
+  cf::mpi::sort(q, x, cf::order::descending);
+  cf::mpi::sort_by_key(q, x, y);
+  cf::mpi::distributed_array<float> f(q, MPI_COMM_WORLD, 1000);
+  const cf::array<cl_uint> bins = cf::mpi::histogram(q, f, 16, 0.0f, 1.0f);
   std::vector<int> all = y.gather_to(0);
   const cf::mpi::exchange_stats stats = cf::mpi::stats();
   return static_cast<int>(s) + d + lo + hi + count(q, x) + static_cast<int>(kept) +
-         static_cast<int>(all.size()) + static_cast<int>(stats.calls);
+         static_cast<int>(all.size()) + static_cast<int>(stats.calls) + static_cast<int>(bins.size());
 }
 
 // clforge/mpi/distributed_field.hpp: the field, its transfers, the exchange of two fields of

@@ -16,6 +16,7 @@
 
 #include "clforge/context.hpp"
 #include "clforge/mpi/c_api.hpp"
+#include "clforge/queue.hpp"
 #include "clforge/types.hpp"
 
 namespace clforge::mpi {
@@ -79,6 +80,46 @@ CLFORGE_MPI_API void alltoallv(MPI_Comm comm, const void* send,
                                std::size_t element_size);
 /// Adds an exchange made outside the functions above (point-to-point halos) to stats().
 CLFORGE_MPI_API void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_sent);
+/// values[k] = the sum over the ranks of their values[k], on every rank.
+CLFORGE_MPI_API void allreduce_sum(MPI_Comm comm, std::uint64_t* values, std::size_t count);
+
+/// Elements held in rank order (rank s holds `counts[s]` of them, after the ranks before)
+/// moved to the contiguous blocks of a layout (block_layout offsets and counts, `ranks` of
+/// them): what this rank sends to and receives from each rank, in elements, for alltoallv.
+struct to_blocks_plan {
+  std::vector<std::size_t> send_counts, send_offsets, recv_counts, recv_offsets;
+  std::size_t total = 0;     ///< elements over all ranks
+  std::size_t received = 0;  ///< elements arriving in this rank's block (from its start)
+};
+CLFORGE_MPI_API to_blocks_plan plan_to_blocks(const std::vector<std::uint64_t>& counts,
+                                              const std::vector<std::size_t>& block_offsets,
+                                              const std::vector<std::size_t>& block_counts,
+                                              int rank);
+
+/// Host memory an exchange stages through on `q`: pinned where the driver gives it (a buffer
+/// made with CL_MEM_ALLOC_HOST_PTR, mapped once, kept with the queue and grown as needed), so
+/// that reads and writes of device arrays move straight between the device and the memory MPI
+/// sends from. Two areas per queue (`slot` 0 and 1: outgoing and incoming); a lease holds one
+/// until it ends, and a lease of an area another lease holds (another thread on the queue) or
+/// that cannot be made gets ordinary memory. Kept areas go with the queue.
+class CLFORGE_MPI_API staging_lease {
+ public:
+  staging_lease(const queue& q, int slot, std::size_t bytes);
+  ~staging_lease();
+  staging_lease(const staging_lease&) = delete;
+  staging_lease& operator=(const staging_lease&) = delete;
+  /// At least `bytes` bytes (nullptr for 0), valid while the lease lives.
+  void* data() const { return data_; }
+  /// Whether the memory is the queue's mapped area (not the ordinary fallback).
+  bool pinned() const { return held_ != nullptr; }
+
+ private:
+  void* data_ = nullptr;
+  std::shared_ptr<void> areas_;  // keeps the held area alive
+  void* held_ = nullptr;         // the held area (its lock), or null
+  std::vector<unsigned char> fallback_;
+};
+
 /// Throws unless every count fits MPI's int counts.
 CLFORGE_MPI_API void check_counts(const char* who, const std::vector<std::size_t>& counts);
 /// Built objects kept per (context, key) with the context (detail::per_context), released with

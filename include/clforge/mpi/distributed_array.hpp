@@ -4,6 +4,7 @@
 // among theirs (detail::layout_of, detail::local_argument).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -124,12 +125,7 @@ class distributed_array {
                   " ranks)");
   }
   void block_counts(std::vector<std::size_t>& counts, std::vector<std::size_t>& offsets) const {
-    counts.resize(layout_.ranks_count());
-    offsets.resize(layout_.ranks_count());
-    for (int r = 0; r < layout_.ranks; ++r) {
-      counts[static_cast<std::size_t>(r)] = layout_.count(r);
-      offsets[static_cast<std::size_t>(r)] = layout_.offset(r);
-    }
+    detail::block_counts(layout_, offsets, counts);
   }
 
   std::shared_ptr<queue> q_;
@@ -185,6 +181,69 @@ argument_layout layout_of(const char* who, const Args&... args) {
   return l;
 }
 CLFORGE_MPI_API void throw_inconsistent_layouts(const std::string& who);
+
+/// MPI_Alltoallv between device arrays: this rank's src[send_offsets[d] ...) (send_counts[d]
+/// elements) goes to rank d, which finds it at dst[recv_offsets[s] ...) for this rank s; with
+/// `values` and `values_dst`, the values at the same places move with the keys in the same
+/// message. The part a rank keeps is a device copy; only what leaves crosses the host, staged
+/// in the queue's pinned areas (staging_lease). Collective: the local parts run as
+/// collective_step steps of `info`.
+template <class K, class V = K>
+void exchange(const queue& q, MPI_Comm comm, const call_info& info,
+              const std::vector<std::size_t>& send_counts,
+              const std::vector<std::size_t>& send_offsets,
+              const std::vector<std::size_t>& recv_counts,
+              const std::vector<std::size_t>& recv_offsets, const array<K>& src, array<K>& dst,
+              const array<V>* values = nullptr, array<V>* values_dst = nullptr) {
+  const std::size_t ranks = send_counts.size(), me = static_cast<std::size_t>(comm_rank(comm));
+  // One message per rank: its keys, then its values (element_bytes per element).
+  const std::size_t element_bytes = sizeof(K) + (values ? sizeof(V) : 0);
+  std::vector<std::size_t> out_counts = send_counts, in_counts = recv_counts, out_offsets(ranks, 0),
+                           in_offsets(ranks, 0);
+  out_counts[me] = in_counts[me] = 0;
+  std::size_t out_total = 0, in_total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    out_offsets[r] = out_total;
+    out_total += out_counts[r];
+    in_offsets[r] = in_total;
+    in_total += in_counts[r];
+  }
+  std::unique_ptr<staging_lease> outgoing, incoming;
+  auto at = [&](const std::unique_ptr<staging_lease>& area, std::size_t element) {
+    return static_cast<unsigned char*>(area->data()) + element * element_bytes;
+  };
+  collective_step(comm, info, [&] {
+    for (const auto* counts : {&out_offsets, &in_offsets, &out_counts, &in_counts})
+      check_counts(info.what.c_str(), *counts);
+    outgoing = std::make_unique<staging_lease>(q, 0, out_total * element_bytes);
+    incoming = std::make_unique<staging_lease>(q, 1, in_total * element_bytes);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (out_counts[r] == 0) continue;
+      unsigned char* message = at(outgoing, out_offsets[r]);
+      src.read(q, reinterpret_cast<K*>(message), send_offsets[r], out_counts[r]);
+      if (values)
+        values->read(q, reinterpret_cast<V*>(message + out_counts[r] * sizeof(K)), send_offsets[r],
+                     out_counts[r]);
+    }
+    if (send_counts[me] > 0) {
+      src.copy_to(q, dst, send_offsets[me], recv_offsets[me], send_counts[me]);
+      if (values)
+        values->copy_to(q, *values_dst, send_offsets[me], recv_offsets[me], send_counts[me]);
+    }
+  });
+  alltoallv(comm, outgoing->data(), out_counts, out_offsets, incoming->data(), in_counts,
+            in_offsets, element_bytes);
+  collective_step(comm, info, [&] {
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (in_counts[r] == 0) continue;
+      const unsigned char* message = at(incoming, in_offsets[r]);
+      dst.write(q, reinterpret_cast<const K*>(message), recv_offsets[r], in_counts[r]);
+      if (values)
+        values_dst->write(q, reinterpret_cast<const V*>(message + in_counts[r] * sizeof(K)),
+                          recv_offsets[r], in_counts[r]);
+    }
+  });
+}
 
 }  // namespace detail
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 namespace clforge::mpi {
 
@@ -39,5 +40,20 @@ struct block_layout {
     return length == o.length && granule == o.granule && ranks == o.ranks;
   }
 };
+
+/// @cond INTERNAL
+namespace detail {
+/// Every rank's block offset and count, as the exchanges take them.
+inline void block_counts(const block_layout& l, std::vector<std::size_t>& offsets,
+                         std::vector<std::size_t>& counts) {
+  offsets.resize(l.ranks_count());
+  counts.resize(l.ranks_count());
+  for (int r = 0; r < l.ranks; ++r) {
+    offsets[static_cast<std::size_t>(r)] = l.offset(r);
+    counts[static_cast<std::size_t>(r)] = l.count(r);
+  }
+}
+}  // namespace detail
+/// @endcond
 
 }  // namespace clforge::mpi

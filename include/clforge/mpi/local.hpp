@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The only place clforge::mpi touches the single-device kernel templates (reduction_kernel,
-// scan_kernel, the built-in reductions, polygon_mask). Everything in clforge/mpi.hpp goes
-// through these few wrappers, so a change of the template layer's names is fixed here alone.
-// Nothing in this file talks to MPI.
+// scan_kernel, the built-in reductions, sort, histogram, polygon_mask). Everything in
+// clforge/mpi.hpp goes through these few wrappers, so a change of the template layer's names is
+// fixed here alone. Nothing in this file talks to MPI.
 #pragma once
 
 #include <cstddef>
@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "clforge/algorithms/histogram.hpp"
 #include "clforge/algorithms/polygon_mask.hpp"
 #include "clforge/algorithms/reduction.hpp"
 #include "clforge/algorithms/scan.hpp"
+#include "clforge/algorithms/selection.hpp"
+#include "clforge/algorithms/sort.hpp"
 #include "clforge/array.hpp"
 #include "clforge/queue.hpp"
 #include "clforge/types.hpp"
@@ -83,6 +86,43 @@ T max_or_neutral(const queue& q, const array<T>& x) {
   T v;
   r.read(q, &v, 0, 1);
   return v;
+}
+
+/// clforge::sort (values null) or sort_by_key of one rank's array, stable.
+template <class K, class V>
+void sort(const queue& q, array<K>& keys, array<V>* values, order direction) {
+  sort_options options;
+  options.direction = direction;
+  if (values)
+    clforge::sort_by_key(q, keys, *values, options);
+  else
+    clforge::sort(q, keys, options);
+}
+/// Compile-time checks: K is a key type of clforge::sort, V a value type of sort_by_key.
+template <class K>
+constexpr void check_sort_key() {
+  clforge::detail::sort_key_of<K>();
+}
+template <class V>
+constexpr void check_sort_value() {
+  clforge::detail::check_sort_value<V>();
+}
+
+/// src[indices[k]] for every k, on the host (clforge::gather, then one read).
+template <class T>
+std::vector<T> gather_to_host(const queue& q, const array<T>& src,
+                              const std::vector<cl_ulong>& indices) {
+  if (indices.empty()) return {};
+  const array<cl_ulong> where = array<cl_ulong>::from_host(q, indices);
+  array<T> picked(q, indices.size());
+  clforge::gather(q, where, src, picked);
+  return picked.to_host(q);
+}
+
+/// clforge::histogram of one rank's block, the counts on the host.
+template <class T>
+std::vector<cl_uint> histogram(const queue& q, const array<T>& x, std::size_t bins, T lo, T hi) {
+  return clforge::histogram(q, x, bins, lo, hi).to_host(q);
 }
 
 /// Masks and labels of a block of rows (the polygons already in the block's coordinates).

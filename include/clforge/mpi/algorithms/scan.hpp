@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,17 +31,37 @@ CLFORGE_MPI_API std::string replace_identifier(const std::string& text, const st
 CLFORGE_MPI_API bool uses_identifier(const std::string& text, const std::string& name);
 
 /// The three local kernels of a scan across ranks:
-///   total   the rank's inclusive total (a scan that writes only its last value, so the order
-///           of a non-commutative operation is kept);
+///   total   the rank's inclusive total: a reduction (one read of the block at the speed of
+///           mpi::sum) where the operation is one that commutes (commutes()); otherwise a scan
+///           that writes only its last value, so the order of a non-commutative operation is
+///           kept. The ranks run it side by side: only the totals wait for each other;
 ///   carry   over the ranks' totals (rank order, empty ranks as neutral): this rank's carry-in
 ///           (the scan of the ranks before) and the global total;
 ///   main    the user's scan, its output statement seeing item = carry op item (likewise
 ///           prev_item) and last_item = the global total.
 template <class T>
 struct scan_parts {
-  local::scanner<T> total, carry, main;
+  std::optional<local::reducer<T>> total_reduction;  // the operation commutes
+  std::optional<local::scanner<T>> total_scan;       // otherwise
+  local::scanner<T> carry, main;
   bool uses_last_item;  // else the last rank's total is needed by nobody: it skips that pass
+
+  /// This rank's total of a non-empty block.
+  template <class... Args>
+  T total(const queue& q, const Args&... args) const {
+    if (total_reduction) return (*total_reduction)(q, args...);
+    array<T> result(q, 1);
+    (*total_scan)(q, args..., result);
+    T value;
+    result.read(q, &value, 0, 1);
+    return value;
+  }
 };
+
+/// Whether `scan` is one of the operations known to commute (a + b, a * b, min, max, fmin,
+/// fmax, |, &, ^ over a and b in either order, spaces ignored): their totals may be reduced in
+/// any order.
+CLFORGE_MPI_API bool commutes(const std::string& scan);
 
 CLFORGE_MPI_API std::string scan_output_across_ranks(const std::string& type,
                                                      const std::string& output);
@@ -57,10 +78,22 @@ scan_parts<T> make_scan_parts(const context& ctx, const std::string& arguments,
     throw error("clforge::mpi::scan_kernel: segmented scans across ranks are not supported");
   const std::string type = type_name<T>();
   const scan_options base = scan_part_options(options, "", type, scan);
+  std::optional<local::reducer<T>> total_reduction;
+  std::optional<local::scanner<T>> total_scan;
+  if (commutes(scan)) {
+    reduction_options r;
+    r.name = (options.name.empty() ? std::string("scan") : options.name) + "_total";
+    r.preamble = options.preamble;
+    r.build_options = options.build_options;
+    r.check_array_lengths = options.check_array_lengths;
+    total_reduction.emplace(ctx, arguments, input, scan, neutral, r);
+  } else {
+    total_scan.emplace(ctx, arguments + ", global " + type + "* cfmpi_total", input, scan, neutral,
+                       "if (i == n - 1) cfmpi_total[0] = item;", scan_kind::inclusive,
+                       scan_part_options(options, "_total", type, scan));
+  }
   return scan_parts<T>{
-      local::scanner<T>(ctx, arguments + ", global " + type + "* cfmpi_total", input, scan, neutral,
-                        "if (i == n - 1) cfmpi_total[0] = item;", scan_kind::inclusive,
-                        scan_part_options(options, "_total", type, scan)),
+      std::move(total_reduction), std::move(total_scan),
       local::scanner<T>(ctx,
                         "global const " + type +
                             "* cfmpi_totals, global const uchar* "
@@ -104,9 +137,7 @@ event scan_over_ranks(const queue& q, const call_info& info_without_length,
     }
     const bool needed = rank < ranks - 1 || parts->uses_last_item;
     if (needed && l.layout.count(rank) > 0) {
-      array<T> total(q, 1);
-      parts->total(q, local_argument(args)..., total);
-      total.read(q, &mine.value, 0, 1);
+      mine.value = parts->total(q, local_argument(args)...);
       mine.has = 1;
     }
   });
@@ -135,7 +166,8 @@ event scan_over_ranks(const queue& q, const call_info& info_without_length,
 /// statement sees the global values: `item` and `prev_item` include every element of the ranks
 /// before (combined in rank order, so operations that do not commute work), `last_item` is the
 /// total over all ranks; `i` and `n` are the local index and block length. Segmented scans are
-/// not supported across ranks. Costs two passes over the block (its total, then the scan).
+/// not supported across ranks. Costs two passes over the block: its total (a reduction where
+/// the operation commutes, see detail::commutes), then the scan with the ranks before carried in.
 template <class T>
 class scan_kernel {
  public:

@@ -59,7 +59,7 @@ std::size_t copy_if(const queue& q, const distributed_array<T>& in, distributed_
       "copy_if<" + type_name<T>() + ">",
       detail::fingerprint({detail::type_tag<T>(), predicate, preamble, std::to_string(out.size())}),
       in.size()};
-  std::vector<T> kept;
+  array<T> compacted;  // this rank's kept elements, to the front
   std::uint64_t count = 0;
   detail::collective_step(comm, info, [&] {
     if (!(in.layout() == out.layout()))
@@ -69,51 +69,25 @@ std::size_t copy_if(const queue& q, const distributed_array<T>& in, distributed_
       throw error("clforge::mpi::copy_if: the output must be another array than the input");
     const std::size_t n = in.local_size();
     if (n == 0) return;
-    array<T> compacted(q, n);
+    compacted = array<T>(q, n);
     array<cl_ulong> c(q, 1);
     detail::compaction_kernel<T>(q.ctx(), predicate, preamble)(
         q, in.local(), compacted, c, static_cast<cl_ulong>(in.local_offset()));
     cl_ulong host_count = 0;
     c.read(q, &host_count, 0, 1);
     count = host_count;
-    kept.resize(count);
-    if (count > 0) compacted.read(q, kept.data(), 0, count);
   });
-  // Ranks as indices (MPI numbers them with int).
-  const std::size_t rank_count = static_cast<std::size_t>(ranks),
-                    me = static_cast<std::size_t>(rank);
-  std::vector<std::uint64_t> counts(rank_count);
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(ranks));
   detail::allgather(comm, &count, counts.data(), sizeof count);
-  // Kept element k (global order) goes to out's element k: rank s's kept elements are global
-  // [first[s], first[s] + counts[s]); this rank's block of out is [offset, offset + size).
-  std::vector<std::size_t> first(rank_count + 1, 0);
-  for (std::size_t s = 0; s < rank_count; ++s) first[s + 1] = first[s] + counts[s];
-  const block_layout& layout = out.layout();
-  auto overlap = [](std::size_t a0, std::size_t a1, std::size_t b0, std::size_t b1) {
-    return std::pair<std::size_t, std::size_t>{std::max(a0, b0), std::min(a1, b1)};
-  };
-  std::vector<std::size_t> send_counts(rank_count), send_offsets(rank_count),
-      recv_counts(rank_count), recv_offsets(rank_count);
-  const std::size_t my_first = layout.offset(rank), my_end = my_first + layout.count(rank);
-  for (std::size_t d = 0; d < rank_count; ++d) {
-    const int other = static_cast<int>(d);
-    auto [lo, hi] = overlap(first[me], first[me + 1], layout.offset(other),
-                            layout.offset(other) + layout.count(other));
-    send_counts[d] = hi > lo ? hi - lo : 0;
-    send_offsets[d] = hi > lo ? lo - first[me] : 0;
-    auto [rlo, rhi] = overlap(first[d], first[d + 1], my_first, my_end);
-    recv_counts[d] = rhi > rlo ? rhi - rlo : 0;
-    recv_offsets[d] = rhi > rlo ? rlo - my_first : 0;
-  }
-  const std::size_t received =
-      first[rank_count] > my_first ? std::min(first[rank_count], my_end) - my_first : 0;
-  std::vector<T> arriving(received);
-  detail::alltoallv(comm, kept.data(), send_counts, send_offsets, arriving.data(), recv_counts,
-                    recv_offsets, sizeof(T));
-  detail::collective_step(comm, info, [&] {
-    if (received > 0) out.local().write(q, arriving.data(), 0, received);
-  });
-  return first[rank_count];
+  // Kept element k (global order) goes to out's element k; the part that stays on this rank
+  // is a device copy.
+  std::vector<std::size_t> block_offsets, block_counts;
+  detail::block_counts(out.layout(), block_offsets, block_counts);
+  const detail::to_blocks_plan plan =
+      detail::plan_to_blocks(counts, block_offsets, block_counts, rank);
+  detail::exchange(q, comm, info, plan.send_counts, plan.send_offsets, plan.recv_counts,
+                   plan.recv_offsets, compacted, out.local());
+  return plan.total;
 }
 
 }  // namespace clforge::mpi
