@@ -145,6 +145,39 @@ kernel void clforge_random_blocks8(global T* a, ulong start, uint lo0, uint hi0,
   CLFORGE_PHILOX_ROUND8_BUMP(c0, c1, c2, c3, ka, kb)
   CLFORGE_PHILOX_ROUND8(c0, c1, c2, c3, ka, kb)
   global TV* out = (global TV*)(a + start);
+#if CLFORGE_RANDOM_NORMAL
+  // Box-Muller on the eight blocks' words as vectors: the log, sqrt and sincos calls are the
+  // cost of a normal number, and CPU vectorizers left them scalar per block. Then each block's
+  // values and aligned store as above.
+#if PER_BLOCK == 4
+  const float8 rad0 = sqrt(-2.0f * log(convert_float8((c0 >> 8) + 1u) * 0x1.0p-24f));
+  const float8 th0 = CLFORGE_TWO_PI * (convert_float8(c1 >> 8) * 0x1.0p-24f);
+  const float8 rad1 = sqrt(-2.0f * log(convert_float8((c2 >> 8) + 1u) * 0x1.0p-24f));
+  const float8 th1 = CLFORGE_TWO_PI * (convert_float8(c3 >> 8) * 0x1.0p-24f);
+  float8 cos0, cos1;
+  const float8 sin0 = sincos(th0, &cos0), sin1 = sincos(th1, &cos1);
+  const float8 v0 = p0 + p1 * (rad0 * cos0), v1 = p0 + p1 * (rad0 * sin0);
+  const float8 v2 = p0 + p1 * (rad1 * cos1), v3 = p0 + p1 * (rad1 * sin1);
+#define CLFORGE_NORMAL8(b) out[(ulong)i * 8 + b] = (TV)(v0.s##b, v1.s##b, v2.s##b, v3.s##b);
+#else
+  const ulong8 w0 = (convert_ulong8(c0) << 32) | convert_ulong8(c1);
+  const ulong8 w1 = (convert_ulong8(c2) << 32) | convert_ulong8(c3);
+  const double8 rad = sqrt(-2.0 * log(convert_double8((w0 >> 11) + 1ul) * 0x1.0p-53));
+  const double8 th = CLFORGE_TWO_PI * (convert_double8(w1 >> 11) * 0x1.0p-53);
+  double8 cos0;
+  const double8 sin0 = sincos(th, &cos0);
+  const double8 v0 = p0 + p1 * (rad * cos0), v1 = p0 + p1 * (rad * sin0);
+#define CLFORGE_NORMAL8(b) out[(ulong)i * 8 + b] = (TV)(v0.s##b, v1.s##b);
+#endif
+  CLFORGE_NORMAL8(0)
+  CLFORGE_NORMAL8(1)
+  CLFORGE_NORMAL8(2)
+  CLFORGE_NORMAL8(3)
+  CLFORGE_NORMAL8(4)
+  CLFORGE_NORMAL8(5)
+  CLFORGE_NORMAL8(6)
+  CLFORGE_NORMAL8(7)
+#else
   CLFORGE_BLOCK8(0)
   CLFORGE_BLOCK8(1)
   CLFORGE_BLOCK8(2)
@@ -153,6 +186,7 @@ kernel void clforge_random_blocks8(global T* a, ulong start, uint lo0, uint hi0,
   CLFORGE_BLOCK8(5)
   CLFORGE_BLOCK8(6)
   CLFORGE_BLOCK8(7)
+#endif
 }
 
 // The partial blocks at the ends of a range [first, end) of the stream: work-item 0 makes block
