@@ -120,6 +120,39 @@ TEST(Random, NormalFloatMatchesTheHostAtEverySizeAndOffset) {
   check_normal_stream<float>(2e-5, host_normal_float);
 }
 
+// The 8-byte types take two values per block, words (2k, 2k + 1) as (high, low): all bits for
+// ulong, and double uniform in [lo, hi), through every launch (sizes and offsets as above).
+TEST(Random, EightByteTypesMatchTheDocumentedStream) {
+  const std::uint64_t seed = 0x5eed;
+  for (std::size_t n : {0, 1, 2, 3, 15, 16, 17, 33, 1025}) {
+    for (std::uint64_t offset : {0ull, 1ull, 3ull, (1ull << 33) - 9}) {
+      cf::array<cl_ulong> u(q(), n);
+      cf::random::uniform<cl_ulong>(q(), u, seed, 0, ~cl_ulong{0}, offset);
+      cf::array<cl_ulong> bits(q(), n);
+      if (offset == 0) cf::random::uniform(q(), bits, seed);
+      const auto hu = u.to_host(q()), hb = bits.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto r = block(seed, (offset + i) / 2);
+        const std::size_t k = 2 * ((offset + i) % 2);
+        const std::uint64_t w = (std::uint64_t{r[k]} << 32) | r[k + 1];
+        // lo + floor(w * (hi - lo) / 2^64) with lo = 0, hi - lo = 2^64 - 1
+        const auto scaled = static_cast<std::uint64_t>(
+            (static_cast<unsigned __int128>(w) * ~std::uint64_t{0}) >> 64);
+        ASSERT_EQ(hu[i], scaled) << i << " of " << n << " at offset " << offset;
+        if (offset == 0) ASSERT_EQ(hb[i], w) << i << " of " << n;
+      }
+      if (!ctx().info().has_fp64) continue;
+      cf::array<double> d(q(), n);
+      cf::random::uniform(q(), d, seed, -2.0, 3.0, offset);
+      const auto hd = d.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = std::fma(5.0, host_uniform_double(seed, offset + i), -2.0);
+        ASSERT_EQ(hd[i], v < 3.0 ? v : std::nextafter(3.0, -2.0)) << i << " at offset " << offset;
+      }
+    }
+  }
+}
+
 TEST(Random, NormalDoubleMatchesTheHostAtEverySizeAndOffset) {
   if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64 on this device";
   check_normal_stream<double>(1e-12, host_normal_double);
