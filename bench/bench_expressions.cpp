@@ -6,6 +6,8 @@
 //                  clforge: cf::sum(q, x * y), the product fused into the reduction's map
 //   philox_uniform uniform floats in [0, 1) from Philox4x32-10 (4 B/element written)
 //                  clforge: cf::random::uniform(q, x, seed)
+//   philox_normal  normal floats (mean 0, sd 1) from the same blocks, cf::random::normal
+//                  (bench/peer_random_pyopencl.py times PyOpenCL's normal fill on the same device)
 // references:
 //   handwritten    plain OpenCL kernels written for the job (below), raw C API launches
 //   openmp         an OpenMP loop on the host (CPU devices only), for philox the same
@@ -201,6 +203,11 @@ run_fn clforge_philox(std::size_t n) {
   return [x] { return device_seconds(cf::random::uniform(queue(), *x, 2026)); };
 }
 
+run_fn clforge_philox_normal(std::size_t n) {
+  auto x = std::make_shared<cf::array<float>>(queue(), n);
+  return [x] { return device_seconds(cf::random::normal(queue(), *x, 2026)); };
+}
+
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
 run_fn openmp_axpbypc(std::size_t n) {
   auto x = std::make_shared<std::vector<float>>(random_floats(n, 11));
@@ -273,6 +280,7 @@ void register_cases() {
   add_case({"expr_dot", "clforge", 8.0, clforge_dot});
   add_case({"expr_dot", "handwritten", 8.0, handwritten_dot});
   add_case({"philox_uniform", "clforge", 4.0, clforge_philox});
+  add_case({"philox_normal", "clforge", 4.0, clforge_philox_normal});
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
   add_case({"expr_axpbypc", "openmp", 12.0, openmp_axpbypc, {}, true});
   add_case({"expr_dot", "openmp", 8.0, openmp_dot, {}, true});

@@ -61,8 +61,102 @@ double host_normal_float(std::uint64_t seed, std::uint64_t j) {
   const double rad = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586 * u2;
   return j % 2 ? rad * std::sin(th) : rad * std::cos(th);
 }
+/// The same for double element j: one pair per block, 53 bits per uniform.
+double host_normal_double(std::uint64_t seed, std::uint64_t j) {
+  const auto r = block(seed, j / 2);
+  const std::uint64_t w0 = (std::uint64_t{r[0]} << 32) | r[1],
+                      w1 = (std::uint64_t{r[2]} << 32) | r[3];
+  const double u1 = static_cast<double>((w0 >> 11) + 1) * 0x1.0p-53;
+  const double u2 = static_cast<double>(w1 >> 11) * 0x1.0p-53;
+  const double rad = std::sqrt(-2.0 * std::log(u1)), th = 6.283185307179586 * u2;
+  return j % 2 ? rad * std::sin(th) : rad * std::cos(th);
+}
+
+/// Normal numbers of type T at every size and stream offset that selects a different launch
+/// (partial blocks at either end, the eight-block CPU kernel and its remainder, a counter whose
+/// low word wraps inside one work-item's eight blocks) against the host's Box-Muller; the same
+/// numbers again for the same seed, and from two calls split anywhere.
+template <class T>
+void check_normal_stream(double tolerance, double (*host)(std::uint64_t, std::uint64_t)) {
+  const std::uint64_t seed = 0xfedcba9876543210ull;
+  for (std::size_t n : {0, 1, 2, 3, 5, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 4099}) {
+    for (std::uint64_t offset :
+         {0ull, 1ull, 3ull, 8ull, (1ull << 34) - 2801, (1ull << 34) - 2800}) {
+      cf::array<T> x(q(), n);
+      cf::random::normal<T>(q(), x, seed, T(1), T(2), offset);
+      const auto h = x.to_host(q());
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(h[i], 1.0 + 2.0 * host(seed, offset + i), tolerance * (1 + std::fabs(h[i])))
+            << i << " of " << n << " at offset " << offset;
+      cf::array<T> again(q(), n);
+      cf::random::normal<T>(q(), again, seed, T(1), T(2), offset);
+      ASSERT_EQ(again.to_host(q()), h) << n << " " << offset;
+    }
+  }
+  const std::size_t n = 10007, k = 4321;
+  cf::array<T> whole(q(), n), first(q(), k), rest(q(), n - k);
+  cf::random::normal<T>(q(), whole, 7, T(0), T(1));
+  cf::random::normal<T>(q(), first, 7, T(0), T(1), 0);
+  cf::random::normal<T>(q(), rest, 7, T(0), T(1), k);
+  auto hw = whole.to_host(q()), hf = first.to_host(q()), hr = rest.to_host(q());
+  hf.insert(hf.end(), hr.begin(), hr.end());
+  EXPECT_EQ(hw, hf);
+  // moments of 2^20 numbers with mean 1 and sd 2
+  cf::array<T> big(q(), std::size_t{1} << 20);
+  cf::random::normal<T>(q(), big, 11, T(1), T(2));
+  const auto hb = big.to_host(q());
+  double mean = 0, var = 0;
+  for (T v : hb) mean += v;
+  mean /= hb.size();
+  for (T v : hb) var += (v - mean) * (v - mean);
+  var /= hb.size() - 1;
+  EXPECT_NEAR(mean, 1.0, 5 * 2 / std::sqrt(double(hb.size())));
+  EXPECT_NEAR(var, 4.0, 5 * 4 * std::sqrt(2.0 / hb.size()));
+}
 
 }  // namespace
+
+TEST(Random, NormalFloatMatchesTheHostAtEverySizeAndOffset) {
+  check_normal_stream<float>(2e-5, host_normal_float);
+}
+
+// The 8-byte types take two values per block, words (2k, 2k + 1) as (high, low): all bits for
+// ulong, and double uniform in [lo, hi), through every launch (sizes and offsets as above).
+TEST(Random, EightByteTypesMatchTheDocumentedStream) {
+  const std::uint64_t seed = 0x5eed;
+  for (std::size_t n : {0, 1, 2, 3, 15, 16, 17, 33, 1025}) {
+    for (std::uint64_t offset : {0ull, 1ull, 3ull, (1ull << 33) - 9}) {
+      cf::array<cl_ulong> u(q(), n);
+      cf::random::uniform<cl_ulong>(q(), u, seed, 0, ~cl_ulong{0}, offset);
+      cf::array<cl_ulong> bits(q(), n);
+      if (offset == 0) cf::random::uniform(q(), bits, seed);
+      const auto hu = u.to_host(q()), hb = bits.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto r = block(seed, (offset + i) / 2);
+        const std::size_t k = 2 * ((offset + i) % 2);
+        const std::uint64_t w = (std::uint64_t{r[k]} << 32) | r[k + 1];
+        // lo + floor(w * (hi - lo) / 2^64) with lo = 0, hi - lo = 2^64 - 1
+        const auto scaled = static_cast<std::uint64_t>(
+            (static_cast<unsigned __int128>(w) * ~std::uint64_t{0}) >> 64);
+        ASSERT_EQ(hu[i], scaled) << i << " of " << n << " at offset " << offset;
+        if (offset == 0) ASSERT_EQ(hb[i], w) << i << " of " << n;
+      }
+      if (!ctx().info().has_fp64) continue;
+      cf::array<double> d(q(), n);
+      cf::random::uniform(q(), d, seed, -2.0, 3.0, offset);
+      const auto hd = d.to_host(q());
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = std::fma(5.0, host_uniform_double(seed, offset + i), -2.0);
+        ASSERT_EQ(hd[i], v < 3.0 ? v : std::nextafter(3.0, -2.0)) << i << " at offset " << offset;
+      }
+    }
+  }
+}
+
+TEST(Random, NormalDoubleMatchesTheHostAtEverySizeAndOffset) {
+  if (!ctx().info().has_fp64) GTEST_SKIP() << "no fp64 on this device";
+  check_normal_stream<double>(1e-12, host_normal_double);
+}
 
 TEST(Random, PhiloxKnownAnswersOnHostAndDevice) {
   for (const kat& k : kKnownAnswers)

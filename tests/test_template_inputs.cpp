@@ -366,8 +366,9 @@ TEST(template_inputs, common_device_code_leads_every_builtin_kernel) {
   ASSERT_NE(common.find("#ifndef CLFORGE_COMMON_CL"), std::string::npos);
   EXPECT_NE(common.find("CLFORGE_GROUP_SCAN"), std::string::npos);
   EXPECT_NE(common.find("clforge_lookback_wait_word"), std::string::npos);
-  for (const char* name : {"elementwise", "reduction", "scan_lookback", "scan_rts", "polygon_mask",
-                           "sort", "sort_key", "histogram", "gather", "complex", "philox"}) {
+  for (const char* name :
+       {"elementwise", "reduction", "scan_lookback", "scan_rts", "polygon_mask", "sort", "sort_key",
+        "histogram", "gather", "complex", "philox", "random"}) {
     SCOPED_TRACE(name);
     const std::string text(cf::detail::embedded_kernel(name));
     EXPECT_EQ(text.substr(0, common.size()), common);

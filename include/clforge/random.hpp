@@ -72,58 +72,34 @@ using same_t = typename same_type<T>::type;
 // (fma(1, u, 0) is u and u is below nextafter(1, 0)) without that arithmetic.
 enum class distribution { bits, uniform, normal, unit_uniform };
 
-/// The elementwise operation that makes the partial blocks at the ends of a range (see the top
-/// of this file).
-CLFORGE_API std::string generator_operation(const std::string& type, bool is_floating,
-                                            std::size_t size, distribution d);
-/// The kernels clforge_random_blocks (one vector store per work-item, for arrays whose first
-/// element starts a block) and clforge_random_blocks_unaligned: one work-item per whole block.
-CLFORGE_API std::string block_kernel_source(const std::string& type, const std::string& param_type,
-                                            bool is_floating, std::size_t size, distribution d);
+/// kernels/random.cl for elements of `type` (`size` bytes) and parameters of `param_type`
+/// after `preamble` (the fp64 pragma where needed): the kernels clforge_random_blocks (one
+/// vector store per work-item, for arrays whose first whole block starts a vector),
+/// clforge_random_blocks_unaligned, clforge_random_blocks8 (eight blocks per work-item, CPUs)
+/// and clforge_random_edges (the partial blocks at the ends of a range).
+CLFORGE_API program build_generator(const context& ctx, const std::string& preamble,
+                                    const std::string& type, const std::string& param_type,
+                                    bool is_floating, std::size_t size, distribution d);
 /// The work-group size of the whole-block launches (the device's elementwise policy).
 CLFORGE_API std::size_t block_group_size(const queue& q, const kernel& k);
 [[noreturn]] CLFORGE_API void throw_random_error(const std::string& what);
 CLFORGE_API void order_point(const queue& q);
 
 template <class T, class P>
-std::string generator_key(distribution d, const char* part) {
+std::string generator_key(distribution d) {
   return std::string("random|") + std::to_string(static_cast<int>(d)) + "|" + type_name<T>() + "|" +
-         type_name<P>() + "|" + part;
+         type_name<P>();
 }
 
-// The partial blocks at the ends of a range.
 template <class T, class P>
-const elementwise_kernel& edge_generator(const queue& q, distribution d) {
-  return clforge::detail::cached_kernel<elementwise_kernel>(
-      q.ctx(), generator_key<T, P>(d, "edges"), [&](const context& ctx) {
-        clforge::detail::expression_source s;
-        s.uses<T>();
-        kernel_options options;
-        options.name = "clforge_random_edges";
-        options.preamble = clforge::detail::expression_preamble(ctx, s) + philox_header();
-        options.check_array_lengths = false;  // the blocks cover the array exactly
-        const std::string p = type_name<P>();
-        return elementwise_kernel(
-            ctx,
-            "global " + type_name<T>() +
-                "* a, ulong first, ulong end, ulong block0, ulong block1, uint k0, uint k1, " + p +
-                " p0, " + p + " p1",
-            generator_operation(type_name<T>(), std::is_floating_point_v<T>, sizeof(T), d),
-            options);
-      });
-}
-
-// The whole blocks.
-template <class T, class P>
-const program& block_generator(const queue& q, distribution d) {
+const program& generator(const queue& q, distribution d) {
   return clforge::detail::cached_kernel<program>(
-      q.ctx(), generator_key<T, P>(d, "blocks"), [&](const context& ctx) {
+      q.ctx(), generator_key<T, P>(d), [&](const context& ctx) {
         clforge::detail::expression_source s;
         s.uses<T>();
         s.uses<P>();
-        return ctx.build(clforge::detail::expression_preamble(ctx, s) + philox_header() +
-                         block_kernel_source(type_name<T>(), type_name<P>(),
-                                             std::is_floating_point_v<T>, sizeof(T), d));
+        return build_generator(ctx, clforge::detail::expression_preamble(ctx, s), type_name<T>(),
+                               type_name<P>(), std::is_floating_point_v<T>, sizeof(T), d);
       });
 }
 
@@ -147,20 +123,20 @@ event generate(const char* who, const queue& q, array<T>& a, std::uint64_t seed,
   if (end % per_block != 0 && (edges == 0 || edge[0] != (end - 1) / per_block))
     edge[edges++] = (end - 1) / per_block;
   const cl_uint k0 = static_cast<cl_uint>(seed), k1 = static_cast<cl_uint>(seed >> 32);
+  const program& kernels = generator<T, P>(q, d);
   event last;
   if (edges > 0)
-    last = edge_generator<T, P>(q, d)(q, clforge::range(static_cast<std::int64_t>(edges)), a, first,
-                                      end, edge[0], edge[edges - 1], k0, k1, p0, p1);
+    last = q.launch(kernels.kernel("clforge_random_edges"), ndrange(edges), a, cl_ulong(first),
+                    cl_ulong(end), cl_ulong(edge[0]), cl_ulong(edge[edges - 1]), k0, k1, p0, p1);
   if (full1 == full0) return last;
   // Whole groups of blocks, then the rest as one smaller group; launches of fewer than 2^31
   // blocks keep the kernel's 32-bit counter arithmetic exact.
   // The vector store needs the array's element `full0 * per_block - first` (the first of the
   // whole blocks) at a multiple of per_block elements: true where `first` is. CPUs take eight
-  // blocks per work-item there (clforge_random_blocks8, lib/array/random.cpp says why).
+  // blocks per work-item there (clforge_random_blocks8, kernels/random.cl says why).
   const bool aligned = first % per_block == 0;
-  const program& blocks = block_generator<T, P>(q, d);
   const kernel k =
-      blocks.kernel(aligned ? "clforge_random_blocks" : "clforge_random_blocks_unaligned");
+      kernels.kernel(aligned ? "clforge_random_blocks" : "clforge_random_blocks_unaligned");
   const bool by_eight = aligned && q.ctx().info().is_cpu();
   std::uint64_t block = full0;
   auto launch = [&](const kernel& each, std::uint64_t items, std::uint64_t blocks_per_item) {
@@ -178,7 +154,7 @@ event generate(const char* who, const queue& q, array<T>& a, std::uint64_t seed,
   while (block < full1) {
     const std::uint64_t left = std::min<std::uint64_t>(full1 - block, std::uint64_t{1} << 31);
     if (by_eight && left >= 8)
-      launch(blocks.kernel("clforge_random_blocks8"), left / 8, 8);
+      launch(kernels.kernel("clforge_random_blocks8"), left / 8, 8);
     else
       launch(k, left, 1);
   }

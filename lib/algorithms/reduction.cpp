@@ -45,7 +45,7 @@ class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
   const cl::Buffer& counter_for(const queue& q) const;
 
   template_header header_;
-  reduce_policy policy_;  // as built: grid, single_launch off where they do not apply
+  reduce_policy policy_;  // as built: grid off where it does not apply
   kernel_shape shape_;    // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths_ = true;
   std::size_t type_size_ = 0;
@@ -156,7 +156,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
                                  : lane_rewrite{};
   if (lanes.arrays.empty()) policy_.vector_bytes = 0, policy_.grid = false;
   vector_width_ = lanes.arrays.empty() ? 1 : width;
-  if (!gpu) policy_.single_launch = policy_.grid = false;
+  if (!gpu) policy_.grid = false;
   // The tree needs a power of two; the scratch array must fit in local memory (half of it, to
   // leave room for the implementation).
   std::size_t local = floor_pow2(policy_.group);

@@ -138,10 +138,11 @@ const std::vector<table_text>& table_texts() {
             "(bench/results/pocl-elementwise-vectors-2026-11-24.md)"},
            {"reduce",
             "kind=cpu, group=1, unroll=16, groups_per_cu=8, vector_bytes=0, grid=0, "
-            "single_launch=0",
+            "single_launch=1",
             "measured on PoCL (as elementwise): one work-item per group over a contiguous "
             "chunk with 16 accumulators, 8 groups per core (a 1024-item group then one adding "
-            "work-item ran 0.6x an OpenMP loop)"},
+            "work-item ran 0.6x an OpenMP loop); the last group adds the partials, one launch "
+            "fewer: sum(x * y) of 2^20 floats 1.5-2% faster, bench/results/pocl-2026-11-26.md"},
            {"scan",
             "algorithm=reduce_then_scan, items=16, item_bytes=128, max_items=16, group=64, "
             "window=1, layout=striped, registers=1, groups_per_cu=0, granularity=1024, "
