@@ -265,10 +265,10 @@ TEST(tuning, every_key_refuses_a_value_out_of_bounds_clearly) {
     EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, row->name(), "no_such_key=1"),
                          {"is not a " + std::string(row->name()) + " setting", described});
   }
-  EXPECT_EQ(keys, 6u + 7u + 15u + 6u + 11u + 4u + 7u);
+  EXPECT_EQ(keys, 6u + 7u + 15u + 6u + 11u + 4u + 7u + 3u);
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "convolution", "group=64"),
                        {"no template \"convolution\"",
-                        "elementwise, reduce, scan, polygon, sort, histogram, stencil"});
+                        "elementwise, reduce, scan, polygon, sort, histogram, stencil, par_loop"});
   cf::tuning::reset(ctx);
 }
 

@@ -25,6 +25,7 @@
 #include "clforge/algorithms/selection.hpp"
 #include "clforge/algorithms/sort.hpp"
 #include "clforge/algorithms/stencil.hpp"
+#include "clforge/op.hpp"
 
 #include "clforge/array_expr.hpp"
 #include "clforge/complex.hpp"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // clforge::tuning: the work shapes the kernel templates are generated with, per context.
 //
-// Every template (elementwise, reduce, scan, polygon, sort, histogram, stencil) takes its policy
-// from the tuning table of the context's device class (NVIDIA, AMD, Intel, other GPU, CPU;
-// lib/tuning/tables.cpp), then the result clforge-tune stored for the device (docs/tuning.md;
+// Every template (elementwise, reduce, scan, polygon, sort, histogram, stencil, par_loop) takes
+// its policy from the tuning table of the context's device class (NVIDIA, AMD, Intel, other GPU,
+// CPU; lib/tuning/tables.cpp), then the result clforge-tune stored for the device (docs/tuning.md;
 // CLFORGE_TUNE="off" or "tuned=off", and clforge::tuning::set(ctx, "tuned", "off"), ignore it),
 // then the overrides, in this order:
 //   CLFORGE_TUNE="table=generic;scan:items=32,group=256;reduce:unroll=8"
@@ -25,9 +25,9 @@
 namespace clforge::tuning {
 
 /// Overrides `primitive`'s tuning ("elementwise", "reduce", "scan", "polygon", "sort",
-/// "histogram", "stencil") with "key=value,..." for the calls on `ctx` from now on; `primitive`
-/// "table" selects a table by name; `primitive` "tuned" with "on" or "off" uses or ignores the
-/// stored autotuned results. Later calls win over earlier ones.
+/// "histogram", "stencil", "par_loop") with "key=value,..." for the calls on `ctx` from now on;
+/// `primitive` "table" selects a table by name; `primitive` "tuned" with "on" or "off" uses or
+/// ignores the stored autotuned results. Later calls win over earlier ones.
 CLFORGE_API void set(const context& ctx, const std::string& primitive, const std::string& settings);
 /// Forgets every tuning::set of `ctx` (CLFORGE_TUNE still applies).
 CLFORGE_API void reset(const context& ctx);

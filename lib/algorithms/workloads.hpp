@@ -29,5 +29,8 @@ std::unique_ptr<tuning_workload> make_sort_workload(const queue& q, std::size_t 
 std::unique_ptr<tuning_workload> make_histogram_workload(const queue& q, std::size_t size);
 /// A 7-point Jacobi sweep of a float32 cube of about `size` points (stencil.cpp).
 std::unique_ptr<tuning_workload> make_stencil_workload(const queue& q, std::size_t size);
+/// An edge-flux loop (OP2 Airfoil's res_calc shape) on a quad mesh of about `size` edges
+/// (op.cpp).
+std::unique_ptr<tuning_workload> make_edge_flux_workload(const queue& q, std::size_t size);
 
 }  // namespace clforge::detail

@@ -29,7 +29,7 @@ constexpr workload_entry kWorkloads[] = {
     {"elementwise", make_saxpy_workload}, {"reduce", make_sum_workload},
     {"scan", make_scan_workload},         {"polygon", make_polygon_workload},
     {"sort", make_sort_workload},         {"histogram", make_histogram_workload},
-    {"stencil", make_stencil_workload},
+    {"stencil", make_stencil_workload},   {"par_loop", make_edge_flux_workload},
 };
 
 std::string workload_names() {

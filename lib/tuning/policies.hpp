@@ -130,4 +130,20 @@ struct stencil_policy {
   bool tile = false;         // the group's points plus their halo staged in local memory
 };
 
+/// How op::par_loop keeps elements that write the same target through a map apart
+/// (CLFORGE_PLAN): atomics (one work-item per element in order, INC/MIN/MAX with atomics; loops
+/// with WRITE or RW through a map, or types without atomics on the device, take `block`);
+/// colour (elements coloured one by one, a launch per colour over its elements); block (units of
+/// group x block consecutive elements coloured, a launch per colour; within a unit of several
+/// work-items the elements that share a target take turns).
+enum class loop_plan { atomics, colour, block };
+
+/// op::par_loop (lib/algorithms/op.cpp).
+struct par_loop_policy {
+  static constexpr const char* template_name = "par_loop";
+  loop_plan plan = loop_plan::block;
+  std::size_t group = 128;  // work-items per group (a power of two)
+  std::size_t block = 1;    // elements per work-item, a group apart (CLFORGE_BLOCK)
+};
+
 }  // namespace clforge::detail

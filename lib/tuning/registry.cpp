@@ -121,6 +121,8 @@ constexpr std::pair<const char*, sort_ranking> kSortRankings[] = {
     {"lanes", sort_ranking::lanes},
     {"nv_match", sort_ranking::nv_match},
     {"nv_warp", sort_ranking::nv_warp}};
+constexpr std::pair<const char*, loop_plan> kLoopPlans[] = {
+    {"atomics", loop_plan::atomics}, {"colour", loop_plan::colour}, {"block", loop_plan::block}};
 
 // ---- what constraints read from a point --------------------------------------------------
 
@@ -419,8 +421,24 @@ const row_of<stencil_policy> kStencil{
       return value_of(p, "tile") == "0" || tile + 1024 <= info.local_mem_bytes;
     }};
 
-const std::vector<const template_row*> kRows = {&kElementwise, &kReduce,    &kScan,   &kPolygon,
-                                                &kSort,        &kHistogram, &kStencil};
+const row_of<par_loop_policy> kParLoop{
+    "edge_flux",
+    {
+        choice("plan", &par_loop_policy::plan, kLoopPlans),
+        number("group", "a power of two from 1 to 1024", &par_loop_policy::group, 1, 1024, true),
+        number("block", "1 to 4096", &par_loop_policy::block, 1, 4096),
+    },
+    {{"plan", {"block", "atomics", "colour"}},
+     {"group", {"128", "1", "32", "64", "256"}},
+     {"block", {"1", "4", "16", "64", "256", "1024"}}},
+    [](const template_row&, const setting_point& p, const device_info& info, std::size_t) {
+      const std::size_t group = number_of(p, "group"), block = number_of(p, "block");
+      // a group runs group x block elements: more than 2^16 leaves too few units to colour
+      return group <= info.max_work_group_size && group * block <= 65536;
+    }};
+
+const std::vector<const template_row*> kRows = {&kElementwise, &kReduce,    &kScan,    &kPolygon,
+                                                &kSort,        &kHistogram, &kStencil, &kParLoop};
 
 // The row of Policy's template is a row_of<Policy>.
 template <class Policy>
@@ -468,6 +486,7 @@ CLFORGE_POLICY_TEXT(polygon_policy)
 CLFORGE_POLICY_TEXT(sort_policy)
 CLFORGE_POLICY_TEXT(histogram_policy)
 CLFORGE_POLICY_TEXT(stencil_policy)
+CLFORGE_POLICY_TEXT(par_loop_policy)
 #undef CLFORGE_POLICY_TEXT
 
 std::size_t onesweep_local_bytes(sort_ranking ranking, std::size_t group, std::size_t items,

@@ -46,10 +46,11 @@ class template_row {
   template_row(const template_row&) = delete;
   template_row& operator=(const template_row&) = delete;
 
-  /// The template: "elementwise", "reduce", "scan", "polygon", "sort", "histogram", "stencil".
+  /// The template: "elementwise", "reduce", "scan", "polygon", "sort", "histogram", "stencil",
+  /// "par_loop".
   const char* name() const { return name_; }
   /// The tuner's workload for it: "saxpy", "sum", "scan", "polygon", "sort", "histogram",
-  /// "stencil".
+  /// "stencil", "edge_flux".
   const char* workload() const { return workload_; }
   /// The keys and what each takes, for messages: "kind (gpu|cpu), group (1 to 4096), ...".
   virtual std::string keys_described() const = 0;
@@ -87,7 +88,7 @@ class row_of;
 CLFORGE_API const std::vector<const template_row*>& template_rows();
 /// The row of `name`; a clforge::error starting with `where` names every template otherwise.
 const template_row& row_named(const std::string& name, const std::string& where);
-/// "elementwise, reduce, scan, polygon, sort, histogram, stencil".
+/// "elementwise, reduce, scan, polygon, sort, histogram, stencil, par_loop".
 std::string template_names_listed();
 
 /// `full` (a full text of Policy's row) as a typed policy.

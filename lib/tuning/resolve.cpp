@@ -191,6 +191,7 @@ CLFORGE_TUNED_POLICY(polygon_policy)
 CLFORGE_TUNED_POLICY(sort_policy)
 CLFORGE_TUNED_POLICY(histogram_policy)
 CLFORGE_TUNED_POLICY(stencil_policy)
+CLFORGE_TUNED_POLICY(par_loop_policy)
 #undef CLFORGE_TUNED_POLICY
 
 std::string resolved_policy(const context& ctx, const std::string& template_name,

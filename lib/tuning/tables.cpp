@@ -121,6 +121,9 @@ const std::vector<table_text>& table_texts() {
            {"stencil", "group_x=32, group_y=8, group_z=1, march=8, run=1, window=1, tile=0",
             "not measured: portable choices (a march of 8 points with the neighbours along it in "
             "registers)"},
+           {"par_loop", "plan=block, group=128, block=1",
+            "not measured: OP2's GPU shape, units of one group's elements coloured, elements "
+            "of a unit that share a target in turns by their thread colour"},
        }},
       {"cpu",
        nullptr,
@@ -163,6 +166,13 @@ const std::vector<table_text>& table_texts() {
             "(1: 0.801, 4: 1.035, 16: 0.954)"},
            {"stencil", "group_x=1, group_y=1, group_z=1, march=1, run=256, window=1, tile=0",
             "not measured: one work-item per run of 256 consecutive points of a row"},
+           {"par_loop", "plan=block, group=1, block=1024",
+            "measured on PoCL, 2 cores, loaded (clforge-bench, bench/results/"
+            "pocl-op-2026-11-26.md): the edge flux on 262144 cells, 523264 edges, block "
+            "colouring of units of 1024 consecutive edges, one work-item each, over four runs: "
+            "0.93-1.06x a hand-built edge colouring and 0.80-1.07x OpenMP with that colouring, "
+            "side by side (block 512: 0.77-0.86x; 2048: 0.93x; 64 or groups of 8 and 128 "
+            "work-items with thread colours and barriers: 0.52-0.78x; atomics 0.48-0.73x)"},
        }},
   };
   return tables;
