@@ -112,6 +112,11 @@ if("clforge-mpi-bench" IN_LIST CLFORGE_TOOLS_BUILT)
                     COMMAND $<TARGET_FILE:clforge-mpi-bench> --log2 abc MATCH "--log2: Value abc")
   clforge_tool_test(clforge-mpi-bench_log2_zero 2
                     COMMAND $<TARGET_FILE:clforge-mpi-bench> --log2 0 MATCH "--log2: Value 0")
+  clforge_tool_test(clforge-mpi-bench_job_unknown 2
+                    COMMAND $<TARGET_FILE:clforge-mpi-bench> --job stencils MATCH "--job: stencils")
+  clforge_tool_test(clforge-mpi-bench_stencil_side_zero 2
+                    COMMAND $<TARGET_FILE:clforge-mpi-bench> --stencil-side 0
+                    MATCH "--stencil-side: Value 0")
 endif()
 # bench/plot.py without matplotlib (python3 -S: no site packages) names the Debian package.
 find_program(CLFORGE_PYTHON3 python3)

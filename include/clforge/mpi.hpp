@@ -29,12 +29,14 @@
 //   clforge/mpi/environment.hpp             context_for_rank, node_local_rank, stats
 //   clforge/mpi/layout.hpp                  block_layout
 //   clforge/mpi/distributed_array.hpp       distributed_array
+//   clforge/mpi/distributed_field.hpp       distributed_field, exchange_halos, apply_boundaries
 //   clforge/mpi/algorithms/reduction.hpp    reduction_kernel, sum, dot, min, max
 //   clforge/mpi/algorithms/scan.hpp         scan_kernel, inclusive_scan, exclusive_scan
 //   clforge/mpi/algorithms/selection.hpp    copy_if
 //   clforge/mpi/algorithms/polygon_mask.hpp mask_into, labels_into over row blocks
 // underneath: clforge/mpi/collective.hpp (the agreement and the exchanges every collective call
-// uses), clforge/mpi/local.hpp (the single-device templates they call) and clforge/mpi/c_api.hpp
+// uses), clforge/mpi/halo.hpp (the neighbour exchange of device buffer regions),
+// clforge/mpi/local.hpp (the single-device templates they call) and clforge/mpi/c_api.hpp
 // (<mpi.h> without MPI's C++ bindings). A new distributed algorithm is one more header under
 // clforge/mpi/algorithms/ on collective_step and the exchanges, plus its part of lib/mpi/.
 #pragma once
@@ -45,5 +47,6 @@
 #include "clforge/mpi/algorithms/selection.hpp"
 #include "clforge/mpi/c_api.hpp"
 #include "clforge/mpi/distributed_array.hpp"
+#include "clforge/mpi/distributed_field.hpp"
 #include "clforge/mpi/environment.hpp"
 #include "clforge/mpi/layout.hpp"

@@ -240,6 +240,13 @@ void alltoallv(MPI_Comm comm, const void* send, const std::vector<std::size_t>& 
             "MPI_Alltoallv");
 }
 
+void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_sent) {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  totals.seconds += seconds;
+  totals.calls += calls;
+  totals.bytes_sent += bytes_sent;
+}
+
 void throw_inconsistent_layouts(const std::string& who) {
   throw error("clforge::mpi::" + who +
               ": the distributed_array arguments have different lengths or layouts");

@@ -40,3 +40,26 @@ int use_mpi() {
   return static_cast<int>(s) + d + lo + hi + count(q, x) + static_cast<int>(kept) +
          static_cast<int>(all.size()) + static_cast<int>(stats.calls);
 }
+
+// clforge/mpi/distributed_field.hpp: the field, its transfers, the exchange of two fields of
+// different types and the boundaries.
+int use_mpi_field();
+int use_mpi_field() {
+  cf::context ctx = cf::mpi::context_for_rank(MPI_COMM_WORLD);
+  cf::queue q(ctx);
+  cf::mpi::distributed_field<float, 3> u(q, MPI_COMM_WORLD, {16, 8, 8}, cf::ghost(1),
+                                         cf::mpi::split_ends::periodic);
+  cf::mpi::distributed_field<int, 2> w(q, MPI_COMM_WORLD, {16, 8}, cf::ghost(2));
+  u.scatter_from(0, std::vector<float>(16 * 8 * 8, 1.0f));
+  cf::mpi::exchange_halos(q, u, w);
+  u.exchange_halos(q);
+  cf::mpi::halo_exchange pending = cf::mpi::start_halo_exchange(q, u, w);
+  pending.finish();
+  cf::mpi::apply_boundaries(q, u,
+                            cf::boundary_conditions<float, 3>(cf::boundary<float>::periodic()));
+  cf::mpi::apply_boundaries(q, w, cf::boundary_conditions<int, 2>(cf::boundary<int>::neumann()));
+  const std::vector<float> all = u.gather_to(0);
+  return static_cast<int>(all.size() + u.local_shape()[0] + u.offset()[0] + w.size() +
+                          w.rows().count(w.rank())) +
+         (pending.pending() ? 1 : 0);
+}

@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include "mpi_test.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -34,19 +36,8 @@ CLFORGE_DECLARE_TYPE(affine, "affine")
 
 namespace {
 
-int rank = 0, ranks = 1;
-int failures = 0, checks = 0;
-
-#define CHECK(cond, ...)                                                            \
-  do {                                                                              \
-    ++checks;                                                                       \
-    if (!(cond)) {                                                                  \
-      ++failures;                                                                   \
-      std::printf("[rank %d] FAILED %s:%d: %s: ", rank, __FILE__, __LINE__, #cond); \
-      std::printf(__VA_ARGS__);                                                     \
-      std::printf("\n");                                                            \
-    }                                                                               \
-  } while (0)
+using mpi_test::rank;
+using mpi_test::ranks;
 
 // Sizes: empty, one, fewer than ranks, uneven blocks, more than a reduction chunk.
 std::vector<std::size_t> sizes() {
@@ -328,51 +319,12 @@ void test_polygon_rows(const cf::queue& q) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  int code = 0;
-  try {
-    cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
-    cf::queue q(ctx);
-    if (rank == 0)
-      std::printf("clforge::mpi tests on %d rank(s), node-local rank %d on %s\n", ranks,
-                  cm::node_local_rank(MPI_COMM_WORLD), ctx.info().name.c_str());
-    else
-      cm::node_local_rank(MPI_COMM_WORLD);
-    struct {
-      const char* name;
-      void (*run)(const cf::queue&);
-    } tests[] = {{"layout_and_round_trip", test_layout_and_round_trip},
-                 {"builtin_reductions", test_builtin_reductions},
-                 {"struct_reduction", test_struct_reduction},
-                 {"scans", test_scans},
-                 {"noncommutative_scan", test_noncommutative_scan},
-                 {"copy_if", test_copy_if},
-                 {"polygon_rows", test_polygon_rows}};
-    for (const auto& t : tests) {
-      const int before = failures;
-      const double start = MPI_Wtime();
-      t.run(q);
-      int failed_here = failures - before, failed_total = 0;
-      MPI_Allreduce(&failed_here, &failed_total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      if (rank == 0)
-        std::printf("[%s] %-24s %.2f s\n", failed_total ? "FAILED" : "  ok  ", t.name,
-                    MPI_Wtime() - start);
-    }
-  } catch (const std::exception& e) {
-    std::printf("[rank %d] exception: %s\n", rank, e.what());
-    ++failures;
-    // The others may wait in a collective: end the job rather than hang.
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  int total = 0, all_checks = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    std::printf("%s: %d checks over %d rank(s), %d failed\n", total ? "FAILED" : "PASSED",
-                all_checks, ranks, total);
-  code = total ? 1 : 0;
-  MPI_Finalize();
-  return code;
+  return mpi_test::run_tests(argc, argv, "clforge::mpi tests",
+                             {{"layout_and_round_trip", test_layout_and_round_trip},
+                              {"builtin_reductions", test_builtin_reductions},
+                              {"struct_reduction", test_struct_reduction},
+                              {"scans", test_scans},
+                              {"noncommutative_scan", test_noncommutative_scan},
+                              {"copy_if", test_copy_if},
+                              {"polygon_rows", test_polygon_rows}});
 }

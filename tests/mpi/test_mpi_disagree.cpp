@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include "mpi_test.hpp"
+
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -18,48 +20,10 @@ namespace cm = clforge::mpi;
 
 namespace {
 
-int rank = 0, ranks = 1, failures = 0;
-
-// Runs `call`, which must throw clforge::error on this rank with every part in `parts`; then
-// checks that every rank got exactly the same message.
-void expect_same_error(const char* name, const std::function<void()>& call,
-                       const std::vector<std::string>& parts) {
-  const double start = MPI_Wtime();
-  std::string message;
-  try {
-    call();
-    message = "(no error)";
-  } catch (const cf::error& e) {
-    message = e.what();
-  }
-  bool ok = true;
-  for (const auto& p : parts)
-    if (message.find(p) == std::string::npos) {
-      std::printf("[rank %d] %s: message lacks \"%s\": %s\n", rank, name, p.c_str(),
-                  message.c_str());
-      ok = false;
-    }
-  // Every rank's message, compared on rank 0.
-  int length = static_cast<int>(message.size());
-  std::vector<int> lengths(ranks);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::vector<int> offsets(ranks, 0);
-  for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
-  std::string all(rank == 0 ? offsets[ranks - 1] + lengths[ranks - 1] : 0, '\0');
-  MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-              MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
-    for (int r = 1; r < ranks; ++r)
-      if (all.compare(offsets[r], lengths[r], message) != 0) {
-        std::printf("[rank 0] %s: rank %d's message differs: %s\n", name, r,
-                    all.substr(offsets[r], lengths[r]).c_str());
-        ok = false;
-      }
-    std::printf("[%s] %-22s %.3f s: %s\n", ok ? "  ok  " : "FAILED", name, MPI_Wtime() - start,
-                message.c_str());
-  }
-  if (!ok) ++failures;
-}
+using mpi_test::expect_same_error;
+using mpi_test::failures;
+using mpi_test::rank;
+using mpi_test::ranks;
 
 }  // namespace
 

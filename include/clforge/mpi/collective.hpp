@@ -77,6 +77,8 @@ CLFORGE_MPI_API void alltoallv(MPI_Comm comm, const void* send,
                                const std::vector<std::size_t>& recv_counts,
                                const std::vector<std::size_t>& recv_offsets,
                                std::size_t element_size);
+/// Adds an exchange made outside the functions above (point-to-point halos) to stats().
+CLFORGE_MPI_API void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_sent);
 /// Throws unless every count fits MPI's int counts.
 CLFORGE_MPI_API void check_counts(const char* who, const std::vector<std::size_t>& counts);
 /// Built objects kept per (context, key) with the context (detail::per_context), released with
