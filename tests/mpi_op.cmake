@@ -11,3 +11,20 @@ if(TARGET clforge_mpi)
   set_tests_properties(mpi_op_np2 mpi_op_np3 mpi_op_np4
                        PROPERTIES FIXTURES_REQUIRED clforge_mpi_op_kernels)
 endif()
+
+# The airfoil-like example on 1, 2 and 4 ranks, a small mesh: every iteration's residual and the
+# final state must agree with the serial reference (the example's exit code).
+if(TARGET clforge-example-airfoil-like-mpi)
+  foreach(ranks 1 2 4)
+    add_test(NAME airfoil_like_mpi_np${ranks}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:clforge-example-airfoil-like-mpi>
+                     ${MPIEXEC_POSTFLAGS} 24 8 6)
+    set_tests_properties(airfoil_like_mpi_np${ranks} PROPERTIES LABELS mpi
+                         ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}" TIMEOUT 300 RESOURCE_LOCK clforge_mpi
+                         SKIP_RETURN_CODE 77)
+  endforeach()
+  set_tests_properties(airfoil_like_mpi_np1 PROPERTIES FIXTURES_SETUP clforge_mpi_airfoil_kernels)
+  set_tests_properties(airfoil_like_mpi_np2 airfoil_like_mpi_np4
+                       PROPERTIES FIXTURES_REQUIRED clforge_mpi_airfoil_kernels)
+endif()
