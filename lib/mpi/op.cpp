@@ -488,20 +488,35 @@ event par_loop(const queue& q, const kernel& k, const set& s, const std::vector<
 
   event last;
   bool partial_kept = false;
-  collective_step(comm, {what + ": run", info.fingerprint, part.size, true}, [&] {
-    for (const arg& a : args)
-      if (a.reduce && a.local.mode != access::read) a.reduce->begin(q, a.local.mode);
-    const std::size_t owned = part.local.owned_size();
-    last = l->run(q, 0, owned);
-    if (l->run_size() > owned) {
-      // Redundant work over the exec halo: its contributions to globals belong to their owners.
+  std::vector<std::shared_ptr<global_reduction>> begun;
+  try {
+    collective_step(comm, {what + ": run", info.fingerprint, part.size, true}, [&] {
       for (const arg& a : args)
-        if (a.reduce && a.local.mode != access::read) a.reduce->keep_partial(q);
-      partial_kept = true;
-      event halo = l->run(q, owned, l->run_size());
-      if (halo) last = halo;
+        if (a.reduce && a.local.mode != access::read) {
+          begun.push_back(a.reduce);
+          a.reduce->begin(q, a.local.mode);
+        }
+      const std::size_t owned = part.local.owned_size();
+      last = l->run(q, 0, owned);
+      if (l->run_size() > owned) {
+        // Redundant work over the exec halo: its contributions to globals belong to their owners.
+        for (const arg& a : args)
+          if (a.reduce && a.local.mode != access::read) a.reduce->keep_partial(q);
+        partial_kept = true;
+        event halo = l->run(q, owned, l->run_size());
+        if (halo) last = halo;
+      }
+    });
+  } catch (...) {
+    // Every rank throws here: the globals keep the values they had before the loop.
+    for (const auto& g : begun) {
+      try {
+        g->restore(q);
+      } catch (...) {  // the loop's error is the one to report
+      }
     }
-  });
+    throw;
+  }
   // A rank's exec halo may be empty where another's is not: the rule is the same on every rank.
   for (const arg& a : args)
     if (a.reduce && a.local.mode != access::read)

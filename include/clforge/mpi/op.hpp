@@ -70,6 +70,8 @@ struct global_reduction {
   virtual void begin(const queue& q, access mode) = 0;
   /// Between the owned and the exec-halo ranges: keeps the owned elements' result.
   virtual void keep_partial(const queue& q) = 0;
+  /// After a loop that failed: the value before it again.
+  virtual void restore(const queue& q) = 0;
   /// After the loop: combines the ranks' results with the value kept (collective).
   virtual void combine(MPI_Comm comm, const queue& q, access mode, bool partial_kept) = 0;
 };
@@ -272,6 +274,9 @@ class global {
       if (mode == access::inc) local.assign(q, std::vector<T>(start.size(), T{}));
     }
     void keep_partial(const queue& q) override { partial = local.value(q); }
+    void restore(const queue& q) override {
+      if (!start.empty()) local.assign(q, start);
+    }
     void combine(MPI_Comm comm, const queue& q, access mode, bool partial_kept) override {
       if (!partial_kept) partial = local.value(q);
       const std::size_t n = partial.size();
