@@ -149,7 +149,16 @@ CLFORGE_DOUBLE_CAS(clforge_atomic_max_double, CLFORGE_OP_GREATER)
 // Per element e (clforge_e): the private copy clforge_v<k> and where it came from.
 #define CLFORGE_OP_GATHER(k, T, DIM, KIND, MODE, MAP, INDEX, ARITY, ATOMIC) \
   CLFORGE_OP_GATHER_##KIND(k, T, DIM, MODE, MAP, INDEX, ARITY)
-#define CLFORGE_OP_GATHER_GLOBAL(k, T, DIM, MODE, MAP, INDEX, ARITY)
+#define CLFORGE_OP_GATHER_GLOBAL(k, T, DIM, MODE, MAP, INDEX, ARITY) \
+  CLFORGE_OP_GATHER_GLOBAL_##MODE(k, T, DIM)
+#define CLFORGE_OP_GATHER_GLOBAL_READ(k, T, DIM)
+#define CLFORGE_OP_GATHER_GLOBAL_MIN(k, T, DIM)
+#define CLFORGE_OP_GATHER_GLOBAL_MAX(k, T, DIM)
+// INC: each element adds into a zero copy of its own, which joins the work-item's sum after the
+// call (the element's additions then do not wait for the previous element's).
+#define CLFORGE_OP_GATHER_GLOBAL_INC(k, T, DIM) \
+  T clforge_v##k[DIM];                          \
+  CLFORGE_OP_LOAD_INC(clforge_v##k, clforge_d##k, DIM)
 #define CLFORGE_OP_GATHER_DIRECT(k, T, DIM, MODE, MAP, INDEX, ARITY) \
   T clforge_v##k[DIM];                                               \
   global T* const clforge_at##k = clforge_d##k + clforge_e * (DIM); \
@@ -170,7 +179,14 @@ CLFORGE_DOUBLE_CAS(clforge_atomic_max_double, CLFORGE_OP_GREATER)
 
 #define CLFORGE_OP_SCATTER(k, T, DIM, KIND, MODE, MAP, INDEX, ARITY, ATOMIC) \
   CLFORGE_OP_SCATTER_##KIND(k, T, DIM, MODE, ARITY, ATOMIC)
-#define CLFORGE_OP_SCATTER_GLOBAL(k, T, DIM, MODE, ARITY, ATOMIC)
+#define CLFORGE_OP_SCATTER_GLOBAL(k, T, DIM, MODE, ARITY, ATOMIC) \
+  CLFORGE_OP_SCATTER_GLOBAL_##MODE(k, T, DIM)
+#define CLFORGE_OP_SCATTER_GLOBAL_READ(k, T, DIM)
+#define CLFORGE_OP_SCATTER_GLOBAL_MIN(k, T, DIM)
+#define CLFORGE_OP_SCATTER_GLOBAL_MAX(k, T, DIM)
+#define CLFORGE_OP_SCATTER_GLOBAL_INC(k, T, DIM)              \
+  for (uint clforge_j = 0; clforge_j < (DIM); ++clforge_j) \
+    clforge_sum##k[clforge_j] += clforge_v##k[clforge_j];
 #define CLFORGE_OP_SCATTER_DIRECT(k, T, DIM, MODE, ARITY, ATOMIC) \
   CLFORGE_OP_STORE_##MODE(T, clforge_v##k, clforge_at##k, DIM, 0)
 #define CLFORGE_OP_SCATTER_INDIRECT(k, T, DIM, MODE, ARITY, ATOMIC) \
@@ -181,16 +197,22 @@ CLFORGE_DOUBLE_CAS(clforge_atomic_max_double, CLFORGE_OP_GREATER)
                             clforge_d##k + clforge_at##k[clforge_a], DIM, ATOMIC)                \
   }
 
-// Globals: a work-item's copy lives across its elements. READ holds the values, INC starts at
-// zero, MIN and MAX at the global's value (which leaves it as it is when combined back).
+// Globals: a work-item's copy lives across its elements. READ holds the values, INC's sum starts
+// at zero, MIN and MAX at the global's value (which leaves it as it is when combined back).
 #define CLFORGE_OP_INIT(k, T, DIM, KIND, MODE, MAP, INDEX, ARITY, ATOMIC) \
   CLFORGE_OP_INIT_##KIND(k, T, DIM, MODE)
 #define CLFORGE_OP_INIT_DIRECT(k, T, DIM, MODE)
 #define CLFORGE_OP_INIT_INDIRECT(k, T, DIM, MODE)
 #define CLFORGE_OP_INIT_ALL(k, T, DIM, MODE)
-#define CLFORGE_OP_INIT_GLOBAL(k, T, DIM, MODE) \
-  T clforge_v##k[DIM];                          \
-  CLFORGE_OP_LOAD_##MODE(clforge_v##k, clforge_d##k, DIM)
+#define CLFORGE_OP_INIT_GLOBAL(k, T, DIM, MODE) CLFORGE_OP_INIT_GLOBAL_##MODE(k, T, DIM)
+#define CLFORGE_OP_INIT_GLOBAL_READ(k, T, DIM) \
+  T clforge_v##k[DIM];                         \
+  CLFORGE_OP_LOAD_READ(clforge_v##k, clforge_d##k, DIM)
+#define CLFORGE_OP_INIT_GLOBAL_MIN(k, T, DIM) CLFORGE_OP_INIT_GLOBAL_READ(k, T, DIM)
+#define CLFORGE_OP_INIT_GLOBAL_MAX(k, T, DIM) CLFORGE_OP_INIT_GLOBAL_READ(k, T, DIM)
+#define CLFORGE_OP_INIT_GLOBAL_INC(k, T, DIM) \
+  T clforge_sum##k[DIM];                      \
+  CLFORGE_OP_LOAD_INC(clforge_sum##k, clforge_d##k, DIM)
 
 // The combining function of a reduced global, for a work-group reduce (common.cl).
 #define CLFORGE_OP_COMBINE_INC CLFORGE_OP_PLUS
@@ -232,16 +254,16 @@ CLFORGE_OP_ARGUMENTS(CLFORGE_OP_REDUCER)
 #define CLFORGE_OP_REDUCE_ALL(k, T, DIM, MODE)
 #define CLFORGE_OP_REDUCE_GLOBAL(k, T, DIM, MODE) CLFORGE_OP_REDUCE_GLOBAL_##MODE(k, T, DIM)
 #define CLFORGE_OP_REDUCE_GLOBAL_READ(k, T, DIM)
-#define CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM)                                                 \
+#define CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM, V)                                              \
   for (uint clforge_j = 0; clforge_j < (DIM); ++clforge_j) {                                 \
-    const T clforge_r = clforge_reduce_##k(clforge_s##k, clforge_v##k[clforge_j]);           \
+    const T clforge_r = clforge_reduce_##k(clforge_s##k, V##k[clforge_j]);                   \
     if (get_local_id(0) == 0)                                                                \
       clforge_p##k[(clforge_partial_base + get_group_id(0)) * (DIM) + clforge_j] = clforge_r; \
     barrier(CLK_LOCAL_MEM_FENCE);                                                            \
   }
-#define CLFORGE_OP_REDUCE_GLOBAL_INC(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM)
-#define CLFORGE_OP_REDUCE_GLOBAL_MIN(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM)
-#define CLFORGE_OP_REDUCE_GLOBAL_MAX(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM)
+#define CLFORGE_OP_REDUCE_GLOBAL_INC(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM, clforge_sum)
+#define CLFORGE_OP_REDUCE_GLOBAL_MIN(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM, clforge_v)
+#define CLFORGE_OP_REDUCE_GLOBAL_MAX(k, T, DIM) CLFORGE_OP_REDUCE_PARTIAL(k, T, DIM, clforge_v)
 
 // The finishing kernel: the partials of every group combined into the global's values.
 #define CLFORGE_OP_FINISH(k, T, DIM, KIND, MODE, MAP, INDEX, ARITY, ATOMIC) \
