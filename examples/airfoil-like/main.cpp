@@ -22,60 +22,12 @@
 
 #include "kernels.hpp"
 #include "mesh.hpp"
+#include "reference.hpp"
 
 namespace cf = clforge;
 namespace op = clforge::op;
 
 namespace {
-
-// The free stream: Mach 0.4 along the channel.
-std::vector<double> free_stream() {
-  const double mach = 0.4, r = 1.0, p = 1.0;
-  const double u = std::sqrt(airfoil::gam * p / r) * mach;
-  const double e = p / (r * airfoil::gm1) + 0.5 * u * u;
-  return {r, r * u, 0.0, r * e};
-}
-
-// The serial reference: the same kernels element after element, through the same maps.
-struct reference {
-  const airfoil::mesh& m;
-  std::vector<double> q, qold, adt, res;
-  const std::vector<double> qinf = free_stream();
-
-  explicit reference(const airfoil::mesh& mesh)
-      : m(mesh), qold(4 * mesh.cells), adt(mesh.cells), res(4 * mesh.cells, 0.0) {
-    for (std::size_t c = 0; c < m.cells; ++c) q.insert(q.end(), qinf.begin(), qinf.end());
-  }
-  const double* x(int node) const { return &m.x[2 * std::size_t(node)]; }
-
-  double iteration() {
-    for (std::size_t c = 0; c < m.cells; ++c) airfoil::save_soln(&q[4 * c], &qold[4 * c]);
-    double rms = 0.0;
-    for (int k = 0; k < 2; ++k) {
-      for (std::size_t c = 0; c < m.cells; ++c) {
-        double corners[8];
-        for (int n = 0; n < 4; ++n) {
-          corners[2 * n] = x(m.cell_nodes[4 * c + n])[0];
-          corners[2 * n + 1] = x(m.cell_nodes[4 * c + n])[1];
-        }
-        airfoil::adt_calc(corners, &q[4 * c], &adt[c]);
-      }
-      for (std::size_t e = 0; e < m.edges; ++e) {
-        const std::size_t c1 = m.edge_cells[2 * e], c2 = m.edge_cells[2 * e + 1];
-        airfoil::res_calc(x(m.edge_nodes[2 * e]), x(m.edge_nodes[2 * e + 1]), &q[4 * c1],
-                          &q[4 * c2], &adt[c1], &adt[c2], &res[4 * c1], &res[4 * c2]);
-      }
-      for (std::size_t e = 0; e < m.bedges; ++e) {
-        const std::size_t c = m.bedge_cell[e];
-        airfoil::bres_calc(x(m.bedge_nodes[2 * e]), x(m.bedge_nodes[2 * e + 1]), &q[4 * c], &adt[c],
-                           &res[4 * c], &m.bound[e], qinf.data());
-      }
-      for (std::size_t c = 0; c < m.cells; ++c)
-        airfoil::update(&qold[4 * c], &q[4 * c], &res[4 * c], &adt[c], &rms);
-    }
-    return std::sqrt(rms / double(m.cells));
-  }
-};
 
 std::size_t argument(int argc, char** argv, int at, std::size_t otherwise) {
   if (argc <= at) return otherwise;
@@ -112,11 +64,11 @@ int main(int argc, char** argv) {
     op::map pecell(q, edges, cells, 2, m.edge_cells, "pecell");
     op::map pbedge(q, bedges, nodes, 2, m.bedge_nodes, "pbedge");
     op::map pbecell(q, bedges, cells, 1, m.bedge_cell, "pbecell");
-    reference ref(m);
+    airfoil::reference ref(m);
     op::dat<double> x(q, nodes, 2, m.x, "x"), p_q(q, cells, 4, ref.q, "q"),
         qold(q, cells, 4, "qold"), adt(q, cells, 1, "adt"), res(q, cells, 4, "res");
     op::dat<int> bound(q, bedges, 1, m.bound, "bound");
-    op::global<double> qinf(q, free_stream(), "qinf"), rms(q, 1, "rms");
+    op::global<double> qinf(q, airfoil::free_stream(), "qinf"), rms(q, 1, "rms");
 
     // The kernels: the same text as the reference's functions.
     const std::string code = std::string(airfoil::constants) + airfoil::kernels;

@@ -55,3 +55,4 @@
 #include "clforge/mpi/distributed_field.hpp"
 #include "clforge/mpi/environment.hpp"
 #include "clforge/mpi/layout.hpp"
+#include "clforge/mpi/op.hpp"
