@@ -86,10 +86,19 @@ std::shared_ptr<const plan> find_plan(const queue& caller, set_state& s, const p
       return it->second;
     }
   }
+  // Built by one thread at a time (the others find it when they get the build lock), on a queue
+  // of its own: in order whatever `caller` is, and finished before the plan is kept, so that
+  // any queue may use it. It reads only the maps, which are complete once made.
+  std::lock_guard<std::mutex> building(s.build_mutex);
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.plans.find(text);
+    if (it != s.plans.end()) {
+      reused = true;
+      return it->second;
+    }
+  }
   reused = false;
-  // Built outside the lock (two threads may both build; one plan is kept), on a queue of its
-  // own: in order whatever `caller` is, and finished before the plan is kept, so that any
-  // queue may use it. It reads only the maps, which are complete once made.
   const auto t0 = std::chrono::steady_clock::now();
   const queue q(caller.ctx());
   const program prog = plan_program(q.ctx());

@@ -53,6 +53,9 @@ struct set_state {
   // The plans of loops over this set (plan_key::text -> plan), each built once.
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const plan>> plans;
+  // Held while a plan is built: one build at a time per set (threads building the same plan at
+  // once on their own queues gave a wrong plan on the H100; the others wait and take it).
+  std::mutex build_mutex;
 };
 
 struct map_state {
