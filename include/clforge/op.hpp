@@ -327,7 +327,7 @@ class global {
 };
 
 /// The user's function for one element: OpenCL C text (it may hold helper functions and
-/// #defines too) and the name of the function the loop calls (returning void). Its signature is
+/// \#defines too) and the name of the function the loop calls (returning void). Its signature is
 /// read here; the wrapper is generated for each pattern of arguments it is called with and
 /// built once per context.
 class CLFORGE_API kernel {

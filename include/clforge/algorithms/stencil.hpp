@@ -108,7 +108,7 @@ inline constexpr in_place_t in_place{};
 struct stencil_options {
   /// Kernel name: shows in profiles, build logs and errors. A C identifier.
   std::string name;
-  /// Pasted before the kernel: helper functions, structs, #define lines.
+  /// Pasted before the kernel: helper functions, structs, \#define lines.
   std::string preamble;
   /// Passed to the OpenCL compiler.
   std::string build_options;
