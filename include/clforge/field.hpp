@@ -146,8 +146,9 @@ class field_view {
   void fill(const queue& q, const T& value) const { write(q, std::vector<T>(size(), value)); }
   /// The geometry (for the templates that take views).
   const detail::field_box& box() const { return box_; }
-  /// The field's buffer and context.
+  /// The field's buffer (the whole allocation).
   const cl::Buffer& buffer() const { return all_.buffer(); }
+  /// The context of the field's buffer.
   const context& ctx() const { return all_.ctx(); }
 
  private:
@@ -244,8 +245,9 @@ class field {
 
   /// The interior's points per dimension.
   shape_type shape() const { return pick(layout_.shape); }
-  /// Ghost layers below and above the interior per dimension.
+  /// Ghost layers below the interior per dimension.
   shape_type ghosts_low() const { return pick(layout_.low); }
+  /// Ghost layers above the interior per dimension.
   shape_type ghosts_high() const { return pick(layout_.high); }
   /// Points of the allocation per dimension (interior and ghost layers).
   shape_type allocation() const { return pick(layout_.allocation); }
@@ -261,6 +263,7 @@ class field {
   /// The whole allocation as an array (row-major, ghost layers included): for array
   /// expressions, reductions and the other templates.
   array<T>& local() { return data_; }
+  /// The whole allocation, read-only.
   const array<T>& local() const { return data_; }
   /// The context of the data.
   const context& ctx() const { return data_.ctx(); }

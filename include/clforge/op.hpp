@@ -92,26 +92,32 @@ class CLFORGE_API set {
 
   /// Owned elements: what a loop runs over (size() == owned_size()).
   std::size_t size() const;
+  /// Elements this process owns (every element on one process).
   std::size_t owned_size() const;
+  /// Elements owned by another rank that a loop writing through a map runs over too.
   std::size_t exec_halo_size() const;
+  /// Elements owned by another rank that loops only read, through maps.
   std::size_t nonexec_halo_size() const;
   /// Owned and exec halo: the elements a loop may run over, the rows of a map from this set.
   std::size_t iteration_size() const;
   /// Every element: what a dat on this set stores.
   std::size_t total_size() const;
+  /// The name given on creation (error messages use it).
   const std::string& name() const;
 
   /// The same set (not merely the same size).
   bool operator==(const set& other) const { return state_ == other.state_; }
+  /// Not the same set.
   bool operator!=(const set& other) const { return state_ != other.state_; }
+  /// False for an empty (default-constructed) handle.
   explicit operator bool() const { return state_ != nullptr; }
+  /// The shared state behind the handle (for clforge's own use).
   const std::shared_ptr<detail::set_state>& state() const { return state_; }
 
  private:
   std::shared_ptr<detail::set_state> state_;
 };
 
-/// map.all(): an argument over every target of each element.
 struct map_all;
 
 /// A map from each element of `from` (its owned and exec-halo elements) to `arity` elements of
@@ -127,24 +133,33 @@ class CLFORGE_API map {
   map(const queue& q, const set& from, const set& to, std::size_t arity, array<cl_int> values,
       const std::string& name = "map");
 
+  /// The set whose elements the map goes from.
   const set& from() const;
+  /// The set the targets are elements of.
   const set& to() const;
+  /// Targets per element.
   std::size_t arity() const;
+  /// The name given on creation (error messages use it).
   const std::string& name() const;
   /// The values (from.iteration_size() * arity()).
   const array<cl_int>& values() const;
   /// An argument through every target of each element: dat(access, m.all()).
   map_all all() const;
 
+  /// The same map (not merely the same values).
   bool operator==(const map& other) const { return state_ == other.state_; }
+  /// False for an empty (default-constructed) handle.
   explicit operator bool() const { return state_ != nullptr; }
+  /// The shared state behind the handle (for clforge's own use).
   const std::shared_ptr<const detail::map_state>& state() const { return state_; }
 
  private:
   std::shared_ptr<const detail::map_state> state_;
 };
 
+/// map.all(): an argument over every target of each element.
 struct map_all {
+  /// The map whose targets the argument goes through.
   map of;
 };
 inline map_all map::all() const {
@@ -205,12 +220,17 @@ class dat {
     state_->values.write(q, values.data(), 0, values.size());
   }
 
+  /// Values per element.
   std::size_t dim() const { return state_->dim; }
+  /// The set the dat is on.
   const set& dataset() const { return state_->dataset; }
+  /// The name given on creation (error messages use it).
   const std::string& name() const { return state_->name; }
   /// The values (dataset().total_size() * dim()).
   array<T>& data() { return state_->values; }
+  /// The values, read-only.
   const array<T>& data() const { return state_->values; }
+  /// Blocking download of every value (owned and halo elements), element by element.
   std::vector<T> to_host(const queue& q) const { return state_->values.to_host(q); }
   /// Replaces every value (total_size() * dim() of them).
   void write(const queue& q, const std::vector<T>& values) {
@@ -291,7 +311,9 @@ class global {
     state_->values = array<T>::from_host(q, values);
   }
 
+  /// Number of values.
   std::size_t dim() const { return state_->values.size(); }
+  /// The name given on creation (error messages use it).
   const std::string& name() const { return state_->name; }
   /// The values now (blocking read).
   std::vector<T> value(const queue& q) const { return state_->values.to_host(q); }
@@ -300,9 +322,12 @@ class global {
     detail::check_values(state_->what, values.size(), dim(), "its dim");
     state_->values.write(q, values.data(), 0, values.size());
   }
+  /// The values on the device (dim() of them).
   array<T>& data() { return state_->values; }
+  /// The values on the device, read-only.
   const array<T>& data() const { return state_->values; }
 
+  /// The global as a loop argument: READ, INC, MIN or MAX (the loop throws on WRITE and RW).
   arg operator()(access mode) const {
     if (!state_) throw error("op::global: an empty global (default-constructed) given to a loop");
     arg a;
@@ -337,11 +362,15 @@ class CLFORGE_API kernel {
   /// a parameter is not a plain pointer or array of a scalar type.
   kernel(const std::string& code, const std::string& name);
 
+  /// The name of the function the loop calls.
   const std::string& name() const;
+  /// The OpenCL C text, as given.
   const std::string& code() const;
   /// The number of parameters of the function.
   std::size_t parameter_count() const;
+  /// False for an empty (default-constructed) kernel.
   explicit operator bool() const { return state_ != nullptr; }
+  /// The shared state behind the handle (for clforge's own use).
   const std::shared_ptr<const detail::kernel_state>& state() const { return state_; }
 
  private:
@@ -364,7 +393,10 @@ struct plan_info {
 /// check of par_loop happens in the constructor, before anything runs.
 class CLFORGE_API loop {
  public:
+  /// Checks `args` against the set and the function's parameters (clforge::error on the first
+  /// mismatch), then generates and builds the wrapper on `q`'s context.
   loop(const queue& q, const kernel& k, const set& s, std::vector<arg> args);
+  /// The same with the arguments listed: loop(q, k, s, a, b, ...).
   template <class... Args>
   loop(const queue& q, const kernel& k, const set& s, const arg& first, const Args&... rest)
       : loop(q, k, s, std::vector<arg>{first, rest...}) {}

@@ -236,10 +236,14 @@ enum class boundary_kind {
 /// A boundary condition for fields of T.
 template <class T>
 struct boundary {
+  /// What fills the ghost layers (a copy of the nearest interior value unless set).
   boundary_kind kind = boundary_kind::neumann;
   T value{};  ///< constant: the value
+  /// The interior from the other end of the dimension.
   static boundary periodic() { return {boundary_kind::periodic, T{}}; }
+  /// The value `v` in every ghost cell (Dirichlet).
   static boundary constant(const T& v) { return {boundary_kind::constant, v}; }
+  /// A copy of the nearest interior value (zero gradient).
   static boundary neumann() { return {boundary_kind::neumann, T{}}; }
 };
 

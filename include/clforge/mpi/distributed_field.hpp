@@ -161,6 +161,7 @@ class distributed_field {
   /// This rank's slab: a field whose interior is rows [offset()[0], offset()[0] + rows) of the
   /// global interior; stencils, boundaries and reductions run on it.
   field<T, D>& local() { return local_; }
+  /// This rank's slab, read-only.
   const field<T, D>& local() const { return local_; }
   /// The global interior's points per dimension.
   shape_type shape() const { return shape_; }
@@ -184,10 +185,11 @@ class distributed_field {
   const ghost& ghosts() const { return ghost_; }
   /// How the ends of dimension 0 meet.
   split_ends ends() const { return ends_; }
-  /// The communicator the field is split over, this process's rank in it, and the queue the
-  /// slab was made on.
+  /// The communicator the field is split over.
   MPI_Comm comm() const { return comm_; }
+  /// This process's rank in comm().
   int rank() const { return rank_; }
+  /// The queue the slab was made on (scatter_from and gather_to copy through it).
   const queue& q() const { return *q_; }
 
   /// The slab geometry (for exchange_halos).

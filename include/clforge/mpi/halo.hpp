@@ -64,7 +64,10 @@ CLFORGE_MPI_API halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm,
 class CLFORGE_MPI_API halo_exchange {
  public:
   halo_exchange();
+  /// Takes over the exchange; the moved-from object has none pending.
   halo_exchange(halo_exchange&&) noexcept;
+  /// Finishes this object's pending exchange first (its errors unreported, as on dropping it),
+  /// then takes over the other's.
   halo_exchange& operator=(halo_exchange&&) noexcept;
   halo_exchange(const halo_exchange&) = delete;
   halo_exchange& operator=(const halo_exchange&) = delete;

@@ -105,11 +105,15 @@ class CLFORGE_MPI_API set {
   set() = default;
   /// This rank's part: owned, exec-halo and non-exec-halo sizes.
   const clforge::op::set& local() const;
+  /// Elements of the whole set, over every rank (the size given to mesh::add_set).
   std::size_t global_size() const;
   /// The global element of each local one.
   const std::vector<std::size_t>& global_ids() const;
+  /// The name given to mesh::add_set.
   const std::string& name() const;
+  /// False for an empty set (not made by a mesh).
   explicit operator bool() const { return part_ != nullptr; }
+  /// The shared partition behind the handle (for clforge's own use).
   const std::shared_ptr<detail::set_part>& part() const { return part_; }
 
  private:
@@ -124,15 +128,20 @@ struct map_all;
 class CLFORGE_MPI_API map {
  public:
   map() = default;
+  /// This rank's map, in local indices (clforge::error before mesh::build).
   const clforge::op::map& local() const;
+  /// An argument through every target of each element: dat(access, m.all()).
   map_all all() const;
+  /// The shared partition behind the handle (for clforge's own use).
   const std::shared_ptr<detail::map_part>& part() const { return part_; }
 
  private:
   friend class mesh;
   std::shared_ptr<detail::map_part> part_;
 };
+/// map.all(): an argument over every target of each element.
 struct map_all {
+  /// The map whose targets the argument goes through.
   map of;
 };
 inline map_all map::all() const {
@@ -143,6 +152,8 @@ inline map_all map::all() const {
 /// part of it.
 class CLFORGE_MPI_API mesh {
  public:
+  /// An empty description over the ranks of `comm` (used as given, not duplicated: it must
+  /// outlive the mesh and everything made from it).
   explicit mesh(MPI_Comm comm);
   /// A set of `size` elements; `owners[e]` is the rank that owns element e (empty: a block
   /// partition of 0 .. size-1, in rank order).
@@ -153,6 +164,7 @@ class CLFORGE_MPI_API mesh {
   /// Checks the description (the same on every rank, owners and targets in range), computes the
   /// halos and the local maps and sets. Collective; once.
   void build(const queue& q);
+  /// The communicator given on construction.
   MPI_Comm comm() const;
 
  private:
@@ -161,9 +173,12 @@ class CLFORGE_MPI_API mesh {
 
 /// An argument of mpi::op::par_loop.
 struct arg {
+  /// This rank's argument of clforge::op's loop.
   clforge::op::arg local;
-  std::shared_ptr<detail::dat_halo> halo;            // dats
-  std::shared_ptr<detail::global_reduction> reduce;  // globals
+  /// A dat's: exchanges its halo when a loop wrote it since the last exchange (null for globals).
+  std::shared_ptr<detail::dat_halo> halo;
+  /// A global's: combines the loop's result over the ranks (null for dats).
+  std::shared_ptr<detail::global_reduction> reduce;
 };
 
 /// `dim` values of T per element of a partitioned set: this rank's owned and halo elements.
@@ -186,9 +201,11 @@ class dat {
     state_->local =
         clforge::op::dat<T>(q, s.local(), dim, local_values(s, dim, global_values), name);
   }
+  /// Values per element.
   std::size_t dim() const { return state_->local.dim(); }
   /// This rank's part (owned, then halo elements).
   clforge::op::dat<T>& local() { return state_->local; }
+  /// This rank's part, read-only.
   const clforge::op::dat<T>& local() const { return state_->local; }
   /// The owned values of every rank in global order, on every rank (collective).
   std::vector<T> gather(const queue& q) const {
@@ -205,10 +222,13 @@ class dat {
     state_->dirty = false;
   }
 
+  /// Direct: the element's own values.
   arg operator()(access mode) const { return {state_->local(mode), state_, nullptr}; }
+  /// Indirect: the values of target `index` of the element through `through`.
   arg operator()(access mode, const map& through, std::size_t index) const {
     return {state_->local(mode, through.local(), index), state_, nullptr};
   }
+  /// Every target of the element: arity x dim values.
   arg operator()(access mode, const map_all& all) const {
     return {state_->local(mode, all.of.local().all()), state_, nullptr};
   }
@@ -251,18 +271,26 @@ template <class T>
 class global {
  public:
   global() = default;
+  /// `dim` zeros.
   global(const queue& q, std::size_t dim, const std::string& name = "global")
       : state_(std::make_shared<state>()) {
     state_->local = clforge::op::global<T>(q, dim, name);
   }
+  /// These values (their count is the dim); not compared across ranks, so give every rank the
+  /// same ones.
   global(const queue& q, const std::vector<T>& values, const std::string& name = "global")
       : state_(std::make_shared<state>()) {
     state_->local = clforge::op::global<T>(q, values, name);
   }
+  /// Number of values.
   std::size_t dim() const { return state_->local.dim(); }
+  /// This rank's values now (blocking read).
   std::vector<T> value(const queue& q) const { return state_->local.value(q); }
+  /// Replaces this rank's values (dim() of them; not collective).
   void assign(const queue& q, const std::vector<T>& values) { state_->local.assign(q, values); }
+  /// This rank's clforge::op::global.
   clforge::op::global<T>& local() { return state_->local; }
+  /// The global as a loop argument: READ, INC, MIN or MAX (the loop throws on WRITE and RW).
   arg operator()(access mode) const { return {state_->local(mode), nullptr, state_}; }
 
  private:
@@ -319,7 +347,12 @@ event par_loop(const queue& q, const kernel& k, const set& s, const arg& first,
 
 /// Statistics of this rank's loops (for tests and benchmarks).
 struct loop_stats {
-  std::size_t loops = 0, exchanges = 0, dats_exchanged = 0;
+  /// par_loop calls that completed.
+  std::size_t loops = 0;
+  /// Halo exchanges the loops made (at most one per loop, for all its stale dats).
+  std::size_t exchanges = 0;
+  /// Dats those exchanges carried, summed.
+  std::size_t dats_exchanged = 0;
 };
 CLFORGE_MPI_API loop_stats stats();
 
