@@ -820,6 +820,31 @@ TEST(op, maps_and_dats_are_checked_when_made) {
   EXPECT_EQ(op::dat<float>(q(), halo, 3, "d").data().size(), 27u);
 }
 
+// Every accessor of an empty (default-constructed) handle throws instead of reading through null.
+TEST(op, empty_handles_throw) {
+  const op::set s;
+  EXPECT_CLFORGE_ERROR(s.size(), {"op::set: an empty handle"});
+  EXPECT_CLFORGE_ERROR(s.iteration_size(), {"op::set: an empty handle"});
+  EXPECT_CLFORGE_ERROR(s.total_size(), {"op::set: an empty handle"});
+  EXPECT_CLFORGE_ERROR(s.name(), {"op::set: an empty handle"});
+  const op::map m;
+  EXPECT_CLFORGE_ERROR(m.arity(), {"op::map: an empty handle"});
+  EXPECT_CLFORGE_ERROR(m.from(), {"op::map: an empty handle"});
+  EXPECT_CLFORGE_ERROR(m.values(), {"op::map: an empty handle"});
+  const op::kernel k;
+  EXPECT_CLFORGE_ERROR(k.name(), {"op::kernel: an empty handle"});
+  EXPECT_CLFORGE_ERROR(k.parameter_count(), {"op::kernel: an empty handle"});
+  op::dat<float> d;
+  EXPECT_CLFORGE_ERROR(d.dim(), {"op::dat: an empty handle"});
+  EXPECT_CLFORGE_ERROR(d.data(), {"op::dat: an empty handle"});
+  EXPECT_CLFORGE_ERROR(d.to_host(q()), {"op::dat: an empty handle"});
+  EXPECT_CLFORGE_ERROR(d.write(q(), {1.0f}), {"op::dat: an empty handle"});
+  op::global<int> g;
+  EXPECT_CLFORGE_ERROR(g.dim(), {"op::global: an empty handle"});
+  EXPECT_CLFORGE_ERROR(g.value(q()), {"op::global: an empty handle"});
+  EXPECT_CLFORGE_ERROR(g.assign(q(), {1}), {"op::global: an empty handle"});
+}
+
 // ---- the plans themselves ----------------------------------------------------------------------
 
 // A plan read back: every element once; within a colour no two elements (colour plan) or units

@@ -190,6 +190,13 @@ CLFORGE_API void check_values(const std::string& what, std::size_t given, std::s
                               const std::string& expected_text);
 CLFORGE_API void check_dim(const std::string& what, std::size_t dim);
 CLFORGE_API std::string object_name(const char* kind, const std::string& name);
+/// The state behind a handle: a clforge::error naming `what` for an empty (default-constructed)
+/// one, which has none.
+template <class State>
+State& handle_state(const std::shared_ptr<State>& p, const char* what) {
+  if (!p) throw error(std::string(what) + ": an empty handle (default-constructed)");
+  return *p;
+}
 
 }  // namespace detail
 
@@ -208,34 +215,34 @@ class dat {
   /// Zeros.
   dat(const queue& q, const set& s, std::size_t dim, const std::string& name = "dat")
       : state_(make(q, s, dim, name)) {
-    state_->values.fill(q, T{});
+    self().values.fill(q, T{});
   }
   /// From host values, element by element (s.total_size() * dim of them).
   dat(const queue& q, const set& s, std::size_t dim, const std::vector<T>& values,
       const std::string& name = "dat")
       : state_(make(q, s, dim, name)) {
     detail::check_values(
-        state_->what, values.size(), s.total_size() * dim,
+        self().what, values.size(), s.total_size() * dim,
         "set size x dim = " + std::to_string(s.total_size()) + " x " + std::to_string(dim));
-    state_->values.write(q, values.data(), 0, values.size());
+    self().values.write(q, values.data(), 0, values.size());
   }
 
   /// Values per element.
-  std::size_t dim() const { return state_->dim; }
+  std::size_t dim() const { return self().dim; }
   /// The set the dat is on.
-  const set& dataset() const { return state_->dataset; }
+  const set& dataset() const { return self().dataset; }
   /// The name given on creation (error messages use it).
-  const std::string& name() const { return state_->name; }
+  const std::string& name() const { return self().name; }
   /// The values (dataset().total_size() * dim()).
-  array<T>& data() { return state_->values; }
+  array<T>& data() { return self().values; }
   /// The values, read-only.
-  const array<T>& data() const { return state_->values; }
+  const array<T>& data() const { return self().values; }
   /// Blocking download of every value (owned and halo elements), element by element.
-  std::vector<T> to_host(const queue& q) const { return state_->values.to_host(q); }
+  std::vector<T> to_host(const queue& q) const { return self().values.to_host(q); }
   /// Replaces every value (total_size() * dim() of them).
   void write(const queue& q, const std::vector<T>& values) {
-    detail::check_values(state_->what, values.size(), state_->values.size(), "set size x dim");
-    state_->values.write(q, values.data(), 0, values.size());
+    detail::check_values(self().what, values.size(), self().values.size(), "set size x dim");
+    self().values.write(q, values.data(), 0, values.size());
   }
 
   /// Direct: the element's own values.
@@ -276,16 +283,17 @@ class dat {
     a.mode = mode;
     a.type = type_name<T>();
     a.type_size = sizeof(T);
-    a.dim = state_->dim;
-    a.what = state_->what;
-    a.buffer = state_->values.buffer();
-    a.context = state_->values.ctx().get();
+    a.dim = self().dim;
+    a.what = self().what;
+    a.buffer = self().values.buffer();
+    a.context = self().values.ctx().get();
     a.data = state_;
-    a.dataset = state_->dataset;
+    a.dataset = self().dataset;
     a.through = through;
     a.index = index;
     return a;
   }
+  state& self() const { return detail::handle_state(state_, "op::dat"); }
   std::shared_ptr<state> state_;
 };
 
@@ -305,27 +313,27 @@ class global {
   /// These values (their count is the dim).
   global(const queue& q, const std::vector<T>& values, const std::string& name = "global")
       : state_(std::make_shared<state>()) {
-    state_->what = detail::object_name("global", name);
-    detail::check_dim(state_->what, values.size());
-    state_->name = name;
-    state_->values = array<T>::from_host(q, values);
+    self().what = detail::object_name("global", name);
+    detail::check_dim(self().what, values.size());
+    self().name = name;
+    self().values = array<T>::from_host(q, values);
   }
 
   /// Number of values.
-  std::size_t dim() const { return state_->values.size(); }
+  std::size_t dim() const { return self().values.size(); }
   /// The name given on creation (error messages use it).
-  const std::string& name() const { return state_->name; }
+  const std::string& name() const { return self().name; }
   /// The values now (blocking read).
-  std::vector<T> value(const queue& q) const { return state_->values.to_host(q); }
+  std::vector<T> value(const queue& q) const { return self().values.to_host(q); }
   /// Replaces the values (dim() of them).
   void assign(const queue& q, const std::vector<T>& values) {
-    detail::check_values(state_->what, values.size(), dim(), "its dim");
-    state_->values.write(q, values.data(), 0, values.size());
+    detail::check_values(self().what, values.size(), dim(), "its dim");
+    self().values.write(q, values.data(), 0, values.size());
   }
   /// The values on the device (dim() of them).
-  array<T>& data() { return state_->values; }
+  array<T>& data() { return self().values; }
   /// The values on the device, read-only.
-  const array<T>& data() const { return state_->values; }
+  const array<T>& data() const { return self().values; }
 
   /// The global as a loop argument: READ, INC, MIN or MAX (the loop throws on WRITE and RW).
   arg operator()(access mode) const {
@@ -336,9 +344,9 @@ class global {
     a.type = type_name<T>();
     a.type_size = sizeof(T);
     a.dim = dim();
-    a.what = state_->what;
-    a.buffer = state_->values.buffer();
-    a.context = state_->values.ctx().get();
+    a.what = self().what;
+    a.buffer = self().values.buffer();
+    a.context = self().values.ctx().get();
     a.data = state_;
     return a;
   }
@@ -348,6 +356,7 @@ class global {
     std::string name, what;
     array<T> values;
   };
+  state& self() const { return detail::handle_state(state_, "op::global"); }
   std::shared_ptr<state> state_;
 };
 

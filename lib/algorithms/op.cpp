@@ -101,25 +101,27 @@ set::set(std::size_t owned, std::size_t exec_halo, std::size_t nonexec_halo,
 }
 
 std::size_t set::size() const {
-  return state_->owned;
+  return detail::handle_state(state_, "op::set").owned;
 }
 std::size_t set::owned_size() const {
-  return state_->owned;
+  return detail::handle_state(state_, "op::set").owned;
 }
 std::size_t set::exec_halo_size() const {
-  return state_->exec_halo;
+  return detail::handle_state(state_, "op::set").exec_halo;
 }
 std::size_t set::nonexec_halo_size() const {
-  return state_->nonexec_halo;
+  return detail::handle_state(state_, "op::set").nonexec_halo;
 }
 std::size_t set::iteration_size() const {
-  return state_->owned + state_->exec_halo;
+  const auto& st = detail::handle_state(state_, "op::set");
+  return st.owned + st.exec_halo;
 }
 std::size_t set::total_size() const {
-  return state_->owned + state_->exec_halo + state_->nonexec_halo;
+  const auto& st = detail::handle_state(state_, "op::set");
+  return st.owned + st.exec_halo + st.nonexec_halo;
 }
 const std::string& set::name() const {
-  return state_->name;
+  return detail::handle_state(state_, "op::set").name;
 }
 
 // ---- map -------------------------------------------------------------------------------------
@@ -181,19 +183,19 @@ map::map(const queue& q, const set& from, const set& to, std::size_t arity, arra
 }
 
 const set& map::from() const {
-  return state_->from;
+  return detail::handle_state(state_, "op::map").from;
 }
 const set& map::to() const {
-  return state_->to;
+  return detail::handle_state(state_, "op::map").to;
 }
 std::size_t map::arity() const {
-  return state_->arity;
+  return detail::handle_state(state_, "op::map").arity;
 }
 const std::string& map::name() const {
-  return state_->name;
+  return detail::handle_state(state_, "op::map").name;
 }
 const array<cl_int>& map::values() const {
-  return state_->values;
+  return detail::handle_state(state_, "op::map").values;
 }
 
 // ---- kernel ----------------------------------------------------------------------------------
@@ -305,13 +307,13 @@ kernel::kernel(const std::string& code, const std::string& name) {
 }
 
 const std::string& kernel::name() const {
-  return state_->name;
+  return detail::handle_state(state_, "op::kernel").name;
 }
 const std::string& kernel::code() const {
-  return state_->code;
+  return detail::handle_state(state_, "op::kernel").code;
 }
 std::size_t kernel::parameter_count() const {
-  return state_->params.size();
+  return detail::handle_state(state_, "op::kernel").params.size();
 }
 
 // ---- the loop --------------------------------------------------------------------------------

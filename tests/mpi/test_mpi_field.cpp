@@ -248,6 +248,14 @@ using mpi_test::expect_same_error;
 void test_errors(const cf::queue& q) {
   const MPI_Comm world = MPI_COMM_WORLD;
   const std::size_t r = static_cast<std::size_t>(ranks);
+  {
+    cm::distributed_field<float, 2> empty;
+    expect_same_error("empty gather", [&] { empty.gather_to(0); },
+                      {"distributed_field::gather_to: an empty field (default-constructed)"});
+    expect_same_error("empty halos", [&] { empty.exchange_halos(q); },
+                      {"distributed_field::exchange_halos: an empty field"});
+    expect_same_error("empty queue", [&] { empty.q(); }, {"distributed_field::q: an empty field"});
+  }
   if (ranks > 1) {
     expect_same_error("ranks without rows",
                       [&] {

@@ -191,6 +191,13 @@ void mesh_loops(const cf::queue& q) {
 void disagreement(const cf::queue& q) {
   const random_mesh g = make_mesh(40, 90, 10, false, 21);
   {
+    const mop::dat<float> d;
+    mop::global<cl_int> total;
+    mpi_test::expect_same_error("empty dat", [&] { d.dim(); }, {"mpi::op::dat: an empty handle"});
+    mpi_test::expect_same_error("empty global", [&] { total.value(q); },
+                                {"mpi::op::global: an empty handle"});
+  }
+  {
     mop::mesh m(MPI_COMM_WORLD);
     mop::set n = m.add_set(40, g.node_owner, "nodes");
     mop::set e = m.add_set(90, g.edge_owner, "edges");

@@ -121,6 +121,7 @@ class distributed_field {
   /// Root sends each rank its rows of `global_interior` (row-major, the global interior: size()
   /// values on root; not read elsewhere). Ghost layers are left as they are. Collective.
   void scatter_from(int root, const std::vector<T>& global_interior) {
+    check_made("scatter_from");
     const detail::call_info info = transfer_info("scatter_from", root);
     std::vector<std::size_t> counts, offsets;
     detail::collective_step(comm_, info, [&] {
@@ -140,6 +141,7 @@ class distributed_field {
   /// The global interior on root (row-major, size() values); an empty vector elsewhere.
   /// Collective.
   std::vector<T> gather_to(int root) const {
+    check_made("gather_to");
     const detail::call_info info = transfer_info("gather_to", root);
     std::vector<std::size_t> counts, offsets;
     std::vector<T> mine;
@@ -190,7 +192,10 @@ class distributed_field {
   /// This process's rank in comm().
   int rank() const { return rank_; }
   /// The queue the slab was made on (scatter_from and gather_to copy through it).
-  const queue& q() const { return *q_; }
+  const queue& q() const {
+    check_made("q");
+    return *q_;
+  }
 
   /// The slab geometry (for exchange_halos).
   detail::slab slab_of() const {
@@ -228,6 +233,14 @@ class distributed_field {
       counts[static_cast<std::size_t>(r)] = rows_.count(r) * row_points;
       offsets[static_cast<std::size_t>(r)] = rows_.offset(r) * row_points;
     }
+  }
+
+  // A default-constructed field has no queue and no communicator: a clforge::error, not an MPI
+  // call on MPI_COMM_NULL.
+  void check_made(const char* call) const {
+    if (!q_)
+      throw error(std::string("distributed_field::") + call +
+                  ": an empty field (default-constructed)");
   }
 
   std::shared_ptr<queue> q_;
@@ -282,6 +295,7 @@ void exchange_halos(const queue& q, Fields&... fields) {
 
 template <class T, std::size_t D>
 void distributed_field<T, D>::exchange_halos(const queue& q) {
+  check_made("exchange_halos");
   mpi::exchange_halos(q, *this);
 }
 

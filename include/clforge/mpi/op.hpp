@@ -196,41 +196,41 @@ class dat {
     if (!s) throw error("mpi::op::dat \"" + name + "\": the set is empty (not made by a mesh)");
     detail::check_dat(*s.part(), "op::dat \"" + name + "\"", global_values.size(), dim,
                       type_name<T>());
-    state_->part = s.part().get();
-    state_->set_handle = s;
-    state_->local =
+    self().part = s.part().get();
+    self().set_handle = s;
+    self().local =
         clforge::op::dat<T>(q, s.local(), dim, local_values(s, dim, global_values), name);
   }
   /// Values per element.
-  std::size_t dim() const { return state_->local.dim(); }
+  std::size_t dim() const { return self().local.dim(); }
   /// This rank's part (owned, then halo elements).
-  clforge::op::dat<T>& local() { return state_->local; }
+  clforge::op::dat<T>& local() { return self().local; }
   /// This rank's part, read-only.
-  const clforge::op::dat<T>& local() const { return state_->local; }
+  const clforge::op::dat<T>& local() const { return self().local; }
   /// The owned values of every rank in global order, on every rank (collective).
   std::vector<T> gather(const queue& q) const {
-    const std::vector<T> mine = state_->local.to_host(q);
-    std::vector<T> all(state_->set_handle.global_size() * dim());
-    detail::gather_owned(*state_->part, mine.data(), dim() * sizeof(T), all.data());
+    const std::vector<T> mine = self().local.to_host(q);
+    std::vector<T> all(self().set_handle.global_size() * dim());
+    detail::gather_owned(*self().part, mine.data(), dim() * sizeof(T), all.data());
     return all;
   }
   /// Replaces every value from the global values (collective; the halos are then current).
   void write(const queue& q, const std::vector<T>& global_values) {
-    detail::check_dat(*state_->part, "op::dat \"" + state_->local.name() + "\"",
-                      global_values.size(), dim(), type_name<T>());
-    state_->local.write(q, local_values(state_->set_handle, dim(), global_values));
-    state_->dirty = false;
+    detail::check_dat(*self().part, "op::dat \"" + self().local.name() + "\"", global_values.size(),
+                      dim(), type_name<T>());
+    self().local.write(q, local_values(self().set_handle, dim(), global_values));
+    self().dirty = false;
   }
 
   /// Direct: the element's own values.
-  arg operator()(access mode) const { return {state_->local(mode), state_, nullptr}; }
+  arg operator()(access mode) const { return {self().local(mode), state_, nullptr}; }
   /// Indirect: the values of target `index` of the element through `through`.
   arg operator()(access mode, const map& through, std::size_t index) const {
-    return {state_->local(mode, through.local(), index), state_, nullptr};
+    return {self().local(mode, through.local(), index), state_, nullptr};
   }
   /// Every target of the element: arity x dim values.
   arg operator()(access mode, const map_all& all) const {
-    return {state_->local(mode, all.of.local().all()), state_, nullptr};
+    return {self().local(mode, all.of.local().all()), state_, nullptr};
   }
 
  private:
@@ -262,6 +262,7 @@ class dat {
       for (std::size_t d = 0; d < dim; ++d) out[l * dim + d] = all[ids[l] * dim + d];
     return out;
   }
+  state& self() const { return clforge::op::detail::handle_state(state_, "mpi::op::dat"); }
   std::shared_ptr<state> state_;
 };
 
@@ -274,24 +275,24 @@ class global {
   /// `dim` zeros.
   global(const queue& q, std::size_t dim, const std::string& name = "global")
       : state_(std::make_shared<state>()) {
-    state_->local = clforge::op::global<T>(q, dim, name);
+    self().local = clforge::op::global<T>(q, dim, name);
   }
   /// These values (their count is the dim); not compared across ranks, so give every rank the
   /// same ones.
   global(const queue& q, const std::vector<T>& values, const std::string& name = "global")
       : state_(std::make_shared<state>()) {
-    state_->local = clforge::op::global<T>(q, values, name);
+    self().local = clforge::op::global<T>(q, values, name);
   }
   /// Number of values.
-  std::size_t dim() const { return state_->local.dim(); }
+  std::size_t dim() const { return self().local.dim(); }
   /// This rank's values now (blocking read).
-  std::vector<T> value(const queue& q) const { return state_->local.value(q); }
+  std::vector<T> value(const queue& q) const { return self().local.value(q); }
   /// Replaces this rank's values (dim() of them; not collective).
-  void assign(const queue& q, const std::vector<T>& values) { state_->local.assign(q, values); }
+  void assign(const queue& q, const std::vector<T>& values) { self().local.assign(q, values); }
   /// This rank's clforge::op::global.
-  clforge::op::global<T>& local() { return state_->local; }
+  clforge::op::global<T>& local() { return self().local; }
   /// The global as a loop argument: READ, INC, MIN or MAX (the loop throws on WRITE and RW).
-  arg operator()(access mode) const { return {state_->local(mode), nullptr, state_}; }
+  arg operator()(access mode) const { return {self().local(mode), nullptr, state_}; }
 
  private:
   struct state : detail::global_reduction {
@@ -329,6 +330,7 @@ class global {
       local.assign(q, out);
     }
   };
+  state& self() const { return clforge::op::detail::handle_state(state_, "mpi::op::global"); }
   std::shared_ptr<state> state_;
 };
 
