@@ -15,14 +15,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <vector>
 
 #include <clforge/clforge.hpp>
 
 #include "kernels.hpp"
 #include "mesh.hpp"
 #include "reference.hpp"
+#include "solver.hpp"
 
 namespace cf = clforge;
 namespace op = clforge::op;
@@ -57,41 +56,21 @@ int main(int argc, char** argv) {
                 ctx.info().name.c_str(), m.cells, m.edges, m.bedges, m.nodes);
 
     // Sets, maps and data.
-    op::set nodes(m.nodes, "nodes"), cells(m.cells, "cells"), edges(m.edges, "edges"),
-        bedges(m.bedges, "bedges");
-    op::map pcell(q, cells, nodes, 4, m.cell_nodes, "pcell");
-    op::map pedge(q, edges, nodes, 2, m.edge_nodes, "pedge");
-    op::map pecell(q, edges, cells, 2, m.edge_cells, "pecell");
-    op::map pbedge(q, bedges, nodes, 2, m.bedge_nodes, "pbedge");
-    op::map pbecell(q, bedges, cells, 1, m.bedge_cell, "pbecell");
+    const airfoil::sets<op::set> sets{op::set(m.nodes, "nodes"), op::set(m.cells, "cells"),
+                                      op::set(m.edges, "edges"), op::set(m.bedges, "bedges")};
+    const airfoil::maps<op::map> maps{
+        op::map(q, sets.cells, sets.nodes, 4, m.cell_nodes, "pcell"),
+        op::map(q, sets.edges, sets.nodes, 2, m.edge_nodes, "pedge"),
+        op::map(q, sets.edges, sets.cells, 2, m.edge_cells, "pecell"),
+        op::map(q, sets.bedges, sets.nodes, 2, m.bedge_nodes, "pbedge"),
+        op::map(q, sets.bedges, sets.cells, 1, m.bedge_cell, "pbecell")};
     airfoil::reference ref(m);
-    op::dat<double> x(q, nodes, 2, m.x, "x"), p_q(q, cells, 4, ref.q, "q"),
-        qold(q, cells, 4, "qold"), adt(q, cells, 1, "adt"), res(q, cells, 4, "res");
-    op::dat<int> bound(q, bedges, 1, m.bound, "bound");
-    op::global<double> qinf(q, airfoil::free_stream(), "qinf"), rms(q, 1, "rms");
-
-    // The kernels: the same text as the reference's functions.
-    const std::string code = std::string(airfoil::constants) + airfoil::kernels;
-    const op::kernel save_soln(code, "save_soln"), adt_calc(code, "adt_calc"),
-        res_calc(code, "res_calc"), bres_calc(code, "bres_calc"), update(code, "update");
+    airfoil::device_solver<op::set, op::map, op::dat, op::global> solver(q, m, ref.q, sets, maps);
 
     double device_seconds = 0, worst = 0;
     for (std::size_t iteration = 1; iteration <= iterations; ++iteration) {
       const auto t0 = std::chrono::steady_clock::now();
-      op::par_loop(q, save_soln, cells, p_q(op::READ), qold(op::WRITE));
-      rms.assign(q, {0.0});
-      for (int k = 0; k < 2; ++k) {
-        op::par_loop(q, adt_calc, cells, x(op::READ, pcell.all()), p_q(op::READ), adt(op::WRITE));
-        op::par_loop(q, res_calc, edges, x(op::READ, pedge, 0), x(op::READ, pedge, 1),
-                     p_q(op::READ, pecell, 0), p_q(op::READ, pecell, 1), adt(op::READ, pecell, 0),
-                     adt(op::READ, pecell, 1), res(op::INC, pecell, 0), res(op::INC, pecell, 1));
-        op::par_loop(q, bres_calc, bedges, x(op::READ, pbedge, 0), x(op::READ, pbedge, 1),
-                     p_q(op::READ, pbecell, 0), adt(op::READ, pbecell, 0), res(op::INC, pbecell, 0),
-                     bound(op::READ), qinf(op::READ));
-        op::par_loop(q, update, cells, qold(op::READ), p_q(op::WRITE), res(op::RW), adt(op::READ),
-                     rms(op::INC));
-      }
-      const double device = std::sqrt(rms.value(q)[0] / double(m.cells));
+      const double device = solver.iteration(q, [](const auto&... args) { op::par_loop(args...); });
       // (the first iteration builds the kernels and plans)
       if (iteration > 1 || iterations == 1)
         device_seconds +=
@@ -102,18 +81,13 @@ int main(int argc, char** argv) {
       std::printf("%5zu  residual %.12e  reference %.12e  relative difference %.1e\n", iteration,
                   device, host, difference);
     }
-    // The state itself, not only its residual: every cell's four values, each against the
-    // largest magnitude of its component (the y momentum passes through 0).
-    const std::vector<double> state = p_q.to_host(q);
-    double scale[4] = {0, 0, 0, 0}, state_difference = 0;
-    for (std::size_t i = 0; i < state.size(); ++i)
-      scale[i % 4] = std::max(scale[i % 4], std::fabs(ref.q[i]));
-    for (std::size_t i = 0; i < state.size(); ++i)
-      state_difference = std::max(state_difference, std::fabs(state[i] - ref.q[i]) / scale[i % 4]);
-    const op::loop flux(q, res_calc, edges, x(op::READ, pedge, 0), x(op::READ, pedge, 1),
-                        p_q(op::READ, pecell, 0), p_q(op::READ, pecell, 1),
-                        adt(op::READ, pecell, 0), adt(op::READ, pecell, 1), res(op::INC, pecell, 0),
-                        res(op::INC, pecell, 1));
+    // The state itself, not only its residual.
+    const double state_difference = airfoil::state_difference(solver.p_q.to_host(q), ref.q);
+    auto& s = solver;
+    const op::loop flux(
+        q, s.res_calc, s.edges, s.x(op::READ, s.pedge, 0), s.x(op::READ, s.pedge, 1),
+        s.p_q(op::READ, s.pecell, 0), s.p_q(op::READ, s.pecell, 1), s.adt(op::READ, s.pecell, 0),
+        s.adt(op::READ, s.pecell, 1), s.res(op::INC, s.pecell, 0), s.res(op::INC, s.pecell, 1));
     const op::plan_info plan = flux.plan(q, 0, flux.run_size());
     std::printf("res_calc's plan: %s, %zu colour(s)\n", plan.kind.c_str(), plan.colours);
     std::printf(

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -21,6 +20,7 @@
 #include "kernels.hpp"
 #include "mesh.hpp"
 #include "reference.hpp"
+#include "solver.hpp"
 
 namespace cf = clforge;
 namespace op = clforge::op;
@@ -75,19 +75,21 @@ int run(int argc, char** argv) {
       if (owner < 0) owner = cell_owner[c];
     }
   mop::mesh parts(MPI_COMM_WORLD);
-  mop::set nodes = parts.add_set(m.nodes, node_owner, "nodes");
-  mop::set cells = parts.add_set(m.cells, cell_owner, "cells");
-  mop::set edges = parts.add_set(m.edges, with_first_cell(m.edge_cells, 2, cell_owner), "edges");
-  mop::set bedges = parts.add_set(m.bedges, with_first_cell(m.bedge_cell, 1, cell_owner), "bedges");
-  mop::map pcell = parts.add_map(cells, nodes, 4, m.cell_nodes, "pcell");
-  mop::map pedge = parts.add_map(edges, nodes, 2, m.edge_nodes, "pedge");
-  mop::map pecell = parts.add_map(edges, cells, 2, m.edge_cells, "pecell");
-  mop::map pbedge = parts.add_map(bedges, nodes, 2, m.bedge_nodes, "pbedge");
-  mop::map pbecell = parts.add_map(bedges, cells, 1, m.bedge_cell, "pbecell");
+  const airfoil::sets<mop::set> sets{
+      parts.add_set(m.nodes, node_owner, "nodes"), parts.add_set(m.cells, cell_owner, "cells"),
+      parts.add_set(m.edges, with_first_cell(m.edge_cells, 2, cell_owner), "edges"),
+      parts.add_set(m.bedges, with_first_cell(m.bedge_cell, 1, cell_owner), "bedges")};
+  const airfoil::maps<mop::map> maps{
+      parts.add_map(sets.cells, sets.nodes, 4, m.cell_nodes, "pcell"),
+      parts.add_map(sets.edges, sets.nodes, 2, m.edge_nodes, "pedge"),
+      parts.add_map(sets.edges, sets.cells, 2, m.edge_cells, "pecell"),
+      parts.add_map(sets.bedges, sets.nodes, 2, m.bedge_nodes, "pbedge"),
+      parts.add_map(sets.bedges, sets.cells, 1, m.bedge_cell, "pbecell")};
   parts.build(q);
   if (rank == 0)
     std::printf("%d rank(s) on %s: %zu cells, %zu edges, %zu boundary edges, %zu nodes\n", ranks,
                 ctx.info().name.c_str(), m.cells, m.edges, m.bedges, m.nodes);
+  const mop::set &cells = sets.cells, &edges = sets.edges;
   std::printf("rank %d: cells %zu owned + %zu exec + %zu non-exec halo, edges %zu + %zu + %zu\n",
               rank, cells.local().owned_size(), cells.local().exec_halo_size(),
               cells.local().nonexec_halo_size(), edges.local().owned_size(),
@@ -95,33 +97,13 @@ int run(int argc, char** argv) {
   std::fflush(stdout);
 
   airfoil::reference ref(m);
-  mop::dat<double> x(q, nodes, 2, m.x, "x"), p_q(q, cells, 4, ref.q, "q"),
-      qold(q, cells, 4, "qold"), adt(q, cells, 1, "adt"), res(q, cells, 4, "res");
-  mop::dat<int> bound(q, bedges, 1, m.bound, "bound");
-  mop::global<double> qinf(q, airfoil::free_stream(), "qinf"), rms(q, 1, "rms");
-
-  const std::string code = std::string(airfoil::constants) + airfoil::kernels;
-  const op::kernel save_soln(code, "save_soln"), adt_calc(code, "adt_calc"),
-      res_calc(code, "res_calc"), bres_calc(code, "bres_calc"), update(code, "update");
+  airfoil::device_solver<mop::set, mop::map, mop::dat, mop::global> solver(q, m, ref.q, sets, maps);
 
   double seconds = 0, worst = 0;
   for (long iteration = 1; iteration <= iterations; ++iteration) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto t0 = std::chrono::steady_clock::now();
-    mop::par_loop(q, save_soln, cells, p_q(op::READ), qold(op::WRITE));
-    rms.assign(q, {0.0});
-    for (int k = 0; k < 2; ++k) {
-      mop::par_loop(q, adt_calc, cells, x(op::READ, pcell.all()), p_q(op::READ), adt(op::WRITE));
-      mop::par_loop(q, res_calc, edges, x(op::READ, pedge, 0), x(op::READ, pedge, 1),
-                    p_q(op::READ, pecell, 0), p_q(op::READ, pecell, 1), adt(op::READ, pecell, 0),
-                    adt(op::READ, pecell, 1), res(op::INC, pecell, 0), res(op::INC, pecell, 1));
-      mop::par_loop(q, bres_calc, bedges, x(op::READ, pbedge, 0), x(op::READ, pbedge, 1),
-                    p_q(op::READ, pbecell, 0), adt(op::READ, pbecell, 0), res(op::INC, pbecell, 0),
-                    bound(op::READ), qinf(op::READ));
-      mop::par_loop(q, update, cells, qold(op::READ), p_q(op::WRITE), res(op::RW), adt(op::READ),
-                    rms(op::INC));
-    }
-    const double device = std::sqrt(rms.value(q)[0] / double(m.cells));
+    const double device = solver.iteration(q, [](const auto&... args) { mop::par_loop(args...); });
     if (iteration > 1 || iterations == 1)  // the first iteration builds the kernels and plans
       seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double host = ref.iteration();
@@ -131,12 +113,7 @@ int run(int argc, char** argv) {
       std::printf("%5ld  residual %.12e  reference %.12e  relative difference %.1e\n", iteration,
                   device, host, difference);
   }
-  const std::vector<double> state = p_q.gather(q);
-  double scale[4] = {0, 0, 0, 0}, state_difference = 0;
-  for (std::size_t i = 0; i < state.size(); ++i)
-    scale[i % 4] = std::max(scale[i % 4], std::fabs(ref.q[i]));
-  for (std::size_t i = 0; i < state.size(); ++i)
-    state_difference = std::max(state_difference, std::fabs(state[i] - ref.q[i]) / scale[i % 4]);
+  const double state_difference = airfoil::state_difference(solver.p_q.gather(q), ref.q);
   const mop::loop_stats stats = mop::stats();
   if (rank == 0) {
     std::printf(
