@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the clforge::mpi test programs share: the rank, CHECK (counted on every rank), the loop
-// that runs named tests and lets the failures of all ranks decide every rank's exit code, and
-// the check that every rank got the same error message.
+// that runs named tests and lets the failures of all ranks decide every rank's exit code, the
+// check that every rank got the same error message, and arrays scattered and gathered whole.
 #pragma once
 
 #include <clforge/clforge.hpp>
@@ -75,6 +75,25 @@ inline void expect_same_error(const char* name, const std::function<void()>& cal
   if (rank == 0)
     std::printf("[%s] %-28s %.3f s: %s\n", failures == before ? "  ok  " : "FAILED", name,
                 MPI_Wtime() - start, message.c_str());
+}
+
+/// `host`, as rank `root` holds it, scattered over the ranks of MPI_COMM_WORLD in blocks.
+template <class T>
+clforge::mpi::distributed_array<T> scattered(const clforge::queue& q, const std::vector<T>& host,
+                                             int root) {
+  clforge::mpi::distributed_array<T> x(q, MPI_COMM_WORLD, host.size());
+  x.scatter_from(root, host);
+  return x;
+}
+
+/// The whole array on every rank: gather_to(0) then a broadcast, so every rank compares the
+/// whole result. Collective.
+template <class T>
+std::vector<T> everywhere(const clforge::mpi::distributed_array<T>& x) {
+  std::vector<T> all = x.gather_to(0);
+  all.resize(x.size());
+  MPI_Bcast(all.data(), static_cast<int>(all.size() * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return all;
 }
 
 struct test {

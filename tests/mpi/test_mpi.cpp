@@ -61,20 +61,11 @@ std::vector<T> random_values(std::size_t n, std::uint32_t seed, int lo, int hi) 
   return v;
 }
 
-template <class T>
-cm::distributed_array<T> scattered(const cf::queue& q, const std::vector<T>& host) {
-  cm::distributed_array<T> x(q, MPI_COMM_WORLD, host.size());
-  x.scatter_from(ranks - 1, host);  // a root other than 0 where there are several ranks
-  return x;
-}
+using mpi_test::everywhere;
 
 template <class T>
-std::vector<T> everywhere(const cm::distributed_array<T>& x) {
-  // gather_to(0) then a broadcast, so every rank compares the whole result.
-  std::vector<T> all = x.gather_to(0);
-  all.resize(x.size());
-  MPI_Bcast(all.data(), static_cast<int>(all.size() * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
-  return all;
+cm::distributed_array<T> scattered(const cf::queue& q, const std::vector<T>& host) {
+  return mpi_test::scattered(q, host, ranks - 1);  // a root other than 0 where there are several
 }
 
 void test_layout_and_round_trip(const cf::queue& q) {

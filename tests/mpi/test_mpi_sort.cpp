@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "mpi_test.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,16 +27,8 @@ namespace cm = clforge::mpi;
 
 namespace {
 
-int rank = 0, ranks = 1;
-int failures = 0, checks = 0;
-
-void check(bool ok, const std::string& what) {
-  ++checks;
-  if (!ok) {
-    ++failures;
-    std::printf("[rank %d] FAILED %s\n", rank, what.c_str());
-  }
-}
+using mpi_test::rank;
+using mpi_test::ranks;
 
 std::vector<std::size_t> sizes() {
   return {0, 1, static_cast<std::size_t>(ranks > 1 ? ranks - 1 : 2), 7, 1025, 20001};
@@ -76,20 +70,11 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
+using mpi_test::everywhere;
+
 template <class T>
 cm::distributed_array<T> scattered(const cf::queue& q, const std::vector<T>& host) {
-  cm::distributed_array<T> x(q, MPI_COMM_WORLD, host.size());
-  x.scatter_from(0, host);
-  return x;
-}
-
-// The gathered array on every rank (rank 0 gathers, then broadcasts).
-template <class T>
-std::vector<T> everywhere(const cm::distributed_array<T>& x) {
-  std::vector<T> all = x.gather_to(0);
-  all.resize(x.size());
-  MPI_Bcast(all.data(), static_cast<int>(all.size() * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
-  return all;
+  return mpi_test::scattered(q, host, 0);
 }
 
 template <class K>
@@ -123,16 +108,16 @@ void sort_one_type(const cf::queue& q, const char* name) {
 
         cm::distributed_array<K> keys = scattered(q, host);
         cm::sort(q, keys, dir);
-        check(keys.local_size() == keys.layout().count(rank), "block length kept " + what);
-        check(same_bits(everywhere(keys), want), "sort " + what);
+        CHECK(keys.local_size() == keys.layout().count(rank), "block length kept %s", what.c_str());
+        CHECK(same_bits(everywhere(keys), want), "sort %s", what.c_str());
 
         std::vector<std::uint32_t> iota(n);
         for (std::size_t k = 0; k < n; ++k) iota[k] = static_cast<std::uint32_t>(k);
         cm::distributed_array<K> k2 = scattered(q, host);
         cm::distributed_array<std::uint32_t> v2 = scattered(q, iota);
         cm::sort_by_key(q, k2, v2, dir);
-        check(same_bits(everywhere(k2), want), "sort_by_key keys " + what);
-        check(everywhere(v2) == index, "sort_by_key values (stable) " + what);
+        CHECK(same_bits(everywhere(k2), want), "sort_by_key keys %s", what.c_str());
+        CHECK(everywhere(v2) == index, "sort_by_key values (stable) %s", what.c_str());
       }
     }
   }
@@ -169,7 +154,7 @@ void test_sort_wide_values(const cf::queue& q) {
   cm::distributed_array<std::int32_t> keys = scattered(q, host);
   cm::distributed_array<cl_uint4> vals = scattered(q, values);
   cm::sort_by_key(q, keys, vals);
-  check(same_bits(everywhere(vals), want), "sort_by_key 16-byte values");
+  CHECK(same_bits(everywhere(vals), want), "sort_by_key 16-byte values");
 }
 
 void test_histogram(const cf::queue& q) {
@@ -185,20 +170,20 @@ void test_histogram(const cf::queue& q) {
     // clforge::histogram of the whole array on this rank's device: the same bins and edges.
     const std::vector<cl_uint> whole =
         cf::histogram(q, cf::array<float>::from_host(q, host), bins, 0.0f, 10.0f).to_host(q);
-    check(got == whole, "histogram vs device n=" + std::to_string(n));
+    CHECK(got == whole, "histogram vs device n=%zu", n);
     std::uint64_t counted = 0, in_range = 0;
     for (cl_uint c : got) counted += c;
     for (float v : host) in_range += v >= 0.0f && v <= 10.0f;
-    check(counted == in_range, "histogram total n=" + std::to_string(n));
+    CHECK(counted == in_range, "histogram total n=%zu", n);
   }
 }
 
 void test_commutes(const cf::queue&) {
   for (const char* op :
        {"a + b", "b+a", "(a * b)", "min(a, b)", "max(b,a)", "fmax(a, b)", "a|b", "a ^ b", "a & b"})
-    check(cm::detail::commutes(op), std::string("commutes: ") + op);
+    CHECK(cm::detail::commutes(op), "commutes: %s", op);
   for (const char* op : {"a - b", "b", "a", "2 * a + b", "compose(a, b)", "a + b + 1"})
-    check(!cm::detail::commutes(op), std::string("does not commute: ") + op);
+    CHECK(!cm::detail::commutes(op), "does not commute: %s", op);
 }
 
 // The exchanges' staging areas: mapped memory that works, grown on demand; a second lease of a
@@ -206,124 +191,71 @@ void test_commutes(const cf::queue&) {
 void test_staging(const cf::queue& q) {
   for (std::size_t bytes : {std::size_t(16), std::size_t(1) << 20, std::size_t(3) << 20}) {
     cm::detail::staging_lease lease(q, 0, bytes);
-    check(lease.pinned(), "staging area of " + std::to_string(bytes) + " bytes is mapped memory");
+    CHECK(lease.pinned(), "staging area of %zu bytes is mapped memory", bytes);
     std::memset(lease.data(), 0x5a, bytes);
     cf::array<unsigned char> a(q, bytes);
     a.write(q, static_cast<const unsigned char*>(lease.data()), 0, bytes);
     std::vector<unsigned char> back = a.to_host(q);
-    check(std::all_of(back.begin(), back.end(), [](unsigned char c) { return c == 0x5a; }),
+    CHECK(std::all_of(back.begin(), back.end(), [](unsigned char c) { return c == 0x5a; }),
           "staging area round trip");
     cm::detail::staging_lease second(q, 0, 64);
-    check(!second.pinned() && second.data() != nullptr, "a held area gives ordinary memory");
+    CHECK(!second.pinned() && second.data() != nullptr, "a held area gives ordinary memory");
   }
   cm::detail::staging_lease none(q, 1, 0);
-  check(none.data() == nullptr, "a lease of 0 bytes");
+  CHECK(none.data() == nullptr, "a lease of 0 bytes");
 }
 
-// `call` must throw on every rank, with `part` in the message and the same text everywhere.
-template <class F>
-void expect_same_error(const char* name, F call, const std::string& part) {
-  std::string message = "(no error)";
-  try {
-    call();
-  } catch (const cf::error& e) {
-    message = e.what();
-  }
-  check(message.find(part) != std::string::npos,
-        std::string(name) + ": \"" + part + "\" not in: " + message);
-  // The same text on every rank: compare lengths and a hash of it.
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : message) h = (h ^ c) * 1099511628211ull;
-  std::uint64_t mine[2] = {message.size(), h}, lo[2], hi[2];
-  MPI_Allreduce(mine, lo, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(mine, hi, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  check(lo[0] == hi[0] && lo[1] == hi[1], std::string(name) + ": ranks got different messages");
-}
+using mpi_test::expect_same_error;
 
 void test_disagreement(const cf::queue& q) {
   cm::distributed_array<int> a(q, MPI_COMM_WORLD, 100);
   cm::distributed_array<int> b(q, MPI_COMM_WORLD, 99);
   cm::distributed_array<float> f(q, MPI_COMM_WORLD, 100);
-  expect_same_error(
-      "sort_by_key lengths", [&] { cm::sort_by_key(q, a, b); },
-      "the values have 99 elements, the keys 100");
-  expect_same_error(
-      "histogram bins", [&] { cm::histogram(q, f, 0, 0.0f, 1.0f); }, "histogram");
+  expect_same_error("sort_by_key lengths", [&] { cm::sort_by_key(q, a, b); },
+                    {"the values have 99 elements, the keys 100"});
+  expect_same_error("histogram bins", [&] { cm::histogram(q, f, 0, 0.0f, 1.0f); }, {"histogram"});
   if (ranks > 1) {
     // Rank 0 sorts ints, the others floats: the ranks disagree, every one says so.
-    expect_same_error(
-        "sort types",
-        [&] {
-          if (rank == 0)
-            cm::sort(q, a);
-          else
-            cm::sort(q, f);
-        },
-        "the ranks disagree");
+    expect_same_error("sort types",
+                      [&] {
+                        if (rank == 0)
+                          cm::sort(q, a);
+                        else
+                          cm::sort(q, f);
+                      },
+                      {"the ranks disagree"});
     // Rank 0 sorts descending.
     expect_same_error(
         "sort direction",
         [&] { cm::sort(q, a, rank == 0 ? cf::order::descending : cf::order::ascending); },
-        "the ranks disagree");
+        {"the ranks disagree"});
     // Different lengths on rank 0.
     cm::distributed_array<int>& mine = a;
-    expect_same_error(
-        "histogram lengths",
-        [&] {
-          if (rank == 0)
-            cm::histogram(q, f, 4, 0.0f, 1.0f);
-          else
-            cm::sort(q, mine);
-        },
-        "the ranks disagree");
+    expect_same_error("histogram lengths",
+                      [&] {
+                        if (rank == 0)
+                          cm::histogram(q, f, 4, 0.0f, 1.0f);
+                        else
+                          cm::sort(q, mine);
+                      },
+                      {"the ranks disagree"});
   }
   // Still in step afterwards.
   std::vector<int> host = random_keys<int>(100, 3, 0), want = host;
   std::stable_sort(want.begin(), want.end());
   cm::distributed_array<int> c = scattered(q, host);
   cm::sort(q, c);
-  check(everywhere(c) == want, "sort after the errors");
+  CHECK(everywhere(c) == want, "sort after the errors");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  try {
-    cf::context ctx = cm::context_for_rank(MPI_COMM_WORLD);
-    cf::queue q(ctx);
-    struct {
-      const char* name;
-      void (*run)(const cf::queue&);
-    } tests[] = {{"commutes", test_commutes},
-                 {"sort", test_sort},
-                 {"sort_wide_values", test_sort_wide_values},
-                 {"staging", test_staging},
-                 {"histogram", test_histogram},
-                 {"disagreement", test_disagreement}};
-    for (const auto& t : tests) {
-      const int before = failures;
-      const double start = MPI_Wtime();
-      t.run(q);
-      int failed_here = failures - before, failed_total = 0;
-      MPI_Allreduce(&failed_here, &failed_total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-      if (rank == 0)
-        std::printf("[%s] %-18s %.2f s\n", failed_total ? "FAILED" : "  ok  ", t.name,
-                    MPI_Wtime() - start);
-    }
-  } catch (const std::exception& e) {
-    std::printf("[rank %d] exception: %s\n", rank, e.what());
-    ++failures;
-    MPI_Abort(MPI_COMM_WORLD, 1);  // the others may wait in a collective
-  }
-  int total = 0, all_checks = 0;
-  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    std::printf("%s: %d checks over %d rank(s), %d failed\n", total ? "FAILED" : "PASSED",
-                all_checks, ranks, total);
-  MPI_Finalize();
-  return total ? 1 : 0;
+  return mpi_test::run_tests(argc, argv, nullptr,
+                             {{"commutes", test_commutes},
+                              {"sort", test_sort},
+                              {"sort_wide_values", test_sort_wide_values},
+                              {"staging", test_staging},
+                              {"histogram", test_histogram},
+                              {"disagreement", test_disagreement}});
 }
