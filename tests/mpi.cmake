@@ -19,6 +19,18 @@ if(TARGET clforge_mpi)
     set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
                                             TIMEOUT ${timeout} RESOURCE_LOCK clforge_mpi)
   endfunction()
+  # The test program tests/mpi/<program>.cpp as tests <name>_np1 to <name>_np4; the one-rank run
+  # compiles the kernels into the test cache first (fixture clforge_<name>_kernels).
+  function(clforge_add_mpi_program program name)
+    add_executable(${program} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${program}.cpp)
+    target_link_libraries(${program} PRIVATE clforge::mpi)
+    foreach(ranks 1 2 3 4)
+      clforge_add_mpi_test(${name}_np${ranks} ${program} ${ranks} 300)
+    endforeach()
+    set_tests_properties(${name}_np1 PROPERTIES FIXTURES_SETUP clforge_${name}_kernels)
+    set_tests_properties(${name}_np2 ${name}_np3 ${name}_np4
+                         PROPERTIES FIXTURES_REQUIRED clforge_${name}_kernels)
+  endfunction()
   foreach(ranks 1 2 3 4)
     clforge_add_mpi_test(mpi_np${ranks} test_mpi ${ranks} 300)
   endforeach()
