@@ -40,6 +40,28 @@ struct default_handler_after {
   ~default_handler_after() { cf::set_log_handler({}); }
 };
 
+// A collecting handler in place from construction; the default one again at destruction.
+struct collecting : collected {
+  cf::log_handler previous;  // the handler it replaced
+  collecting() : previous(cf::set_log_handler(handler())) {}
+  ~collecting() { cf::set_log_handler({}); }
+};
+
+// What `call` writes to stderr.
+template <class F>
+std::string stderr_of(F call) {
+  ::testing::internal::CaptureStderr();
+  call();
+  return ::testing::internal::GetCapturedStderr();
+}
+
+// Each of `parts` in exactly one `level` message to the handler, and nothing on stderr (`err`).
+void expect_in_handler_only(collected& got, cf::log_level level,
+                            const std::vector<std::string>& parts, const std::string& err) {
+  for (const std::string& part : parts) EXPECT_EQ(got.count(level, part), 1u) << part;
+  EXPECT_EQ(err, "");
+}
+
 void build_with_dump(const cf::context& ctx, const std::string& kernel_name) {
   ::setenv("CLFORGE_DUMP_SOURCE", "1", 1);
   ctx.build("kernel void " + kernel_name + "(global int* x) { x[0] = 1; }");
@@ -49,56 +71,43 @@ void build_with_dump(const cf::context& ctx, const std::string& kernel_name) {
 
 // First in this program: the disk-cache warning is said once per process.
 TEST(log, warnings_go_to_the_handler_and_not_to_stderr) {
-  default_handler_after restore;
   const fs::path dir = fs::temp_directory_path() / ("clforge-log-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   ::chmod(dir.c_str(), 0777);  // writable by others: the cache refuses it and says so
   const char* saved = std::getenv("CLFORGE_CACHE_DIR");
   const std::string saved_dir = saved ? saved : "";
   ::setenv("CLFORGE_CACHE_DIR", dir.c_str(), 1);
-  collected got;
-  EXPECT_FALSE(cf::set_log_handler(got.handler()));  // the default was in place
-  ::testing::internal::CaptureStderr();
-  {
+  collecting got;
+  EXPECT_FALSE(got.previous);  // the default was in place
+  const std::string err = stderr_of([] {
     cf::context ctx = cf::context::create_default();
     ctx.build("kernel void log_warning_probe(global int* x) { x[0] = 2; }");
-  }
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  });
   if (saved)
     ::setenv("CLFORGE_CACHE_DIR", saved_dir.c_str(), 1);
   else
     ::unsetenv("CLFORGE_CACHE_DIR");
   fs::remove_all(dir);
-  EXPECT_EQ(got.count(cf::log_level::warning, "disk cache off ("), 1u);
-  EXPECT_EQ(got.count(cf::log_level::warning, "writable by group or others"), 1u);
-  EXPECT_EQ(err, "");
+  expect_in_handler_only(got, cf::log_level::warning,
+                         {"disk cache off (", "writable by group or others"}, err);
 }
 
 TEST(log, dumped_sources_go_to_the_handler_as_debug) {
-  default_handler_after restore;
   cf::context ctx = cf::context::create_default();
-  collected got;
-  cf::set_log_handler(got.handler());
-  ::testing::internal::CaptureStderr();
-  build_with_dump(ctx, "dumped_to_handler_1234");
-  const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(got.count(cf::log_level::debug, "kernel void dumped_to_handler_1234("), 1u);
-  EXPECT_EQ(got.count(cf::log_level::debug, "source of program "), 1u);
-  EXPECT_EQ(err, "");
+  collecting got;
+  const std::string err = stderr_of([&] { build_with_dump(ctx, "dumped_to_handler_1234"); });
+  expect_in_handler_only(got, cf::log_level::debug,
+                         {"kernel void dumped_to_handler_1234(", "source of program "}, err);
 }
 
 TEST(log, the_default_writes_to_stderr_and_an_empty_handler_restores_it) {
-  default_handler_after restore;
   cf::context ctx = cf::context::create_default();
-  collected got;
-  cf::set_log_handler(got.handler());
+  collecting got;
   cf::log_handler previous = cf::set_log_handler({});
   ASSERT_TRUE(previous);  // the collecting handler comes back
   previous(cf::log_level::warning, "handed back");
   EXPECT_EQ(got.count(cf::log_level::warning, "handed back"), 1u);
-  ::testing::internal::CaptureStderr();
-  build_with_dump(ctx, "dumped_to_stderr_5678");
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const std::string err = stderr_of([&] { build_with_dump(ctx, "dumped_to_stderr_5678"); });
   EXPECT_EQ(err.rfind("clforge: source of program ", 0), 0u) << err;
   EXPECT_NE(err.find("kernel void dumped_to_stderr_5678("), std::string::npos) << err;
   EXPECT_EQ(err.back(), '\n');
