@@ -62,9 +62,20 @@ std::vector<sample> measure(const setup& s, const std::function<void()>& call,
   return out;
 }
 
-void report(const setup& s, const std::string& job, const std::vector<sample>& mine,
-            double bytes_per_element) {
-  const int repetitions = s.repetitions, ranks = s.ranks;
+void print_header(bool scaling) {
+  std::printf(
+      "| job | ranks |%s n | time ms (slowest rank, median) | GB/s | per rank: local ms / "
+      "MPI ms (median) |\n",
+      scaling ? " scaling |" : "");
+  std::printf("|---|---|---|---|---|---|%s\n", scaling ? "---|" : "");
+}
+
+void print_row(const std::string& job, const std::string& scaling, const std::string& size,
+               double bytes, const std::vector<sample>& mine) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int repetitions = static_cast<int>(mine.size());
   std::vector<double> all_wall(static_cast<std::size_t>(repetitions * ranks)),
       all_mpi(all_wall.size());
   std::vector<double> wall(static_cast<std::size_t>(repetitions)), mpi(wall.size());
@@ -73,7 +84,7 @@ void report(const setup& s, const std::string& job, const std::vector<sample>& m
              MPI_COMM_WORLD);
   MPI_Gather(mpi.data(), repetitions, MPI_DOUBLE, all_mpi.data(), repetitions, MPI_DOUBLE, 0,
              MPI_COMM_WORLD);
-  if (s.rank != 0) return;
+  if (rank != 0) return;
   std::vector<double> slowest(static_cast<std::size_t>(repetitions), 0);
   for (int r = 0; r < repetitions; ++r)
     for (int k = 0; k < ranks; ++k)
@@ -91,12 +102,18 @@ void report(const setup& s, const std::string& job, const std::vector<sample>& m
                   median(m) * 1e3);
     per_rank += cell;
   }
-  std::string size = "2^" + std::to_string(s.log2);
-  if (s.weak && ranks > 1) size += " x " + std::to_string(ranks);
-  std::printf("| %s | %d | %s | %s | %.1f | %.2f | %s |\n", job.c_str(), ranks,
-              s.weak ? "weak" : "strong", size.c_str(), t * 1e3,
-              bytes_per_element * static_cast<double>(s.elements()) / t * 1e-9, per_rank.c_str());
+  const std::string scaling_cell = scaling.empty() ? "" : " " + scaling + " |";
+  std::printf("| %s | %d |%s %s | %.1f | %.2f | %s |\n", job.c_str(), ranks, scaling_cell.c_str(),
+              size.c_str(), t * 1e3, bytes / t * 1e-9, per_rank.c_str());
   std::fflush(stdout);
+}
+
+void report(const setup& s, const std::string& job, const std::vector<sample>& mine,
+            double bytes_per_element) {
+  std::string size = "2^" + std::to_string(s.log2);
+  if (s.weak && s.ranks > 1) size += " x " + std::to_string(s.ranks);
+  print_row(job, s.weak ? "weak" : "strong", size,
+            bytes_per_element * static_cast<double>(s.elements()), mine);
 }
 
 }  // namespace mpi_bench
@@ -167,18 +184,15 @@ int main(int argc, char** argv) {
     if (s.rank == 0) {
       std::printf("clforge-mpi-bench: %d rank(s), device of rank 0: %s, %d repetitions\n\n",
                   s.ranks, ctx.info().name.c_str(), s.repetitions);
-      std::printf(
-          "| job | ranks | scaling | n | time ms (slowest rank, median) | GB/s | per rank: "
-          "local ms / MPI ms (median) |\n");
-      std::printf("|---|---|---|---|---|---|---|\n");
+      mpi_bench::print_header(true);
     }
     if (!mpi_bench::run_array_jobs(q, s)) code = 1;
     if (s.wants("stencil")) {
       if (s.rank == 0) {
         std::printf("\n");
-        mpi_bench::print_header();
+        mpi_bench::print_header(false);
       }
-      if (!mpi_bench::stencil_job(q, stencil_side, s.repetitions)) code = 1;
+      if (!mpi_bench::stencil_job(q, s, stencil_side)) code = 1;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "[rank %d] %s\n", s.rank, e.what());

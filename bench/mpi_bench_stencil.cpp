@@ -22,10 +22,8 @@ namespace cm = clforge::mpi;
 
 namespace mpi_bench {
 
-bool stencil_job(const cf::queue& q, std::size_t side, int repetitions) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+bool stencil_job(const cf::queue& q, const setup& s, std::size_t side) {
+  const int rank = s.rank, ranks = s.ranks;
   const char* const jacobi_text =
       "out(0,0,0) = (u(-1,0,0) + u(1,0,0) + u(0,-1,0) + u(0,1,0) + u(0,0,-1) + u(0,0,1)) * "
       "(1.0f / 6.0f)";
@@ -52,12 +50,12 @@ bool stencil_job(const cf::queue& q, std::size_t side, int repetitions) {
     u.local().fill(q, static_cast<float>(rank + 1));
     cm::apply_boundaries(q, u, cf::boundary_conditions<float, 3>(cf::boundary<float>::periodic()));
 
-    const auto step = measure(repetitions, [&] {
+    const auto step = measure(s, [&] {
       cm::exchange_halos(q, u);
       jacobi(q, u.local(), out.local());
       q.finish();
     });
-    const auto overlapped = measure(repetitions, [&] {
+    const auto overlapped = measure(s, [&] {
       cm::halo_exchange pending = cm::start_halo_exchange(q, u);
       inner(q, u.local(), out.local());
       pending.finish();
@@ -65,7 +63,7 @@ bool stencil_job(const cf::queue& q, std::size_t side, int repetitions) {
       last_plane(q, u.local(), out.local());
       q.finish();
     });
-    const auto sweep = measure(repetitions, [&] {
+    const auto sweep = measure(s, [&] {
       jacobi(q, u.local(), out.local());
       q.finish();
     });
@@ -94,9 +92,9 @@ bool stencil_job(const cf::queue& q, std::size_t side, int repetitions) {
         std::to_string(rows) + "x" + std::to_string(side) + "x" + std::to_string(side);
     if (weak) size += " (" + std::to_string(side) + "^3 per rank)";
     const std::string scaling = weak ? "weak" : "strong";
-    print_row("stencil, " + scaling, size, 8 * points, step);
-    print_row("stencil overlapped, " + scaling, size, 8 * points, overlapped);
-    print_row("stencil sweep only, " + scaling, size, 8 * points, sweep);
+    print_row("stencil, " + scaling, "", size, 8 * points, step);
+    print_row("stencil overlapped, " + scaling, "", size, 8 * points, overlapped);
+    print_row("stencil sweep only, " + scaling, "", size, 8 * points, sweep);
   }
   return ok;
 }
