@@ -14,7 +14,6 @@
 // checksum, and if the driver then builds it; anything else is deleted and rebuilt from source.
 #include "program_cache.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -42,6 +41,7 @@
 #include "clforge/error.hpp"
 #include "clforge/log.hpp"
 #include "context_state.hpp"
+#include "private_files.hpp"
 
 #ifndef CLFORGE_VERSION
 #error "CLFORGE_VERSION must be defined by the build"
@@ -61,25 +61,6 @@ constexpr std::uint64_t kMaxEntryBytes = std::uint64_t(256) << 20;
 constexpr std::time_t kStaleTemporarySeconds = 10 * 60;
 // How long a build waits for another process that builds the same program (see build_claim).
 constexpr int kClaimWaitSeconds = 120;
-
-// Deletes `dir`/*.clbin.tmp.* and *.clbin.lock files of this user older than
-// kStaleTemporarySeconds.
-void remove_stale_temporaries(const std::string& dir) {
-  DIR* listing = ::opendir(dir.c_str());
-  if (!listing) return;
-  const std::time_t now = std::time(nullptr);
-  while (const dirent* e = ::readdir(listing)) {
-    const std::string name = e->d_name;
-    const bool lock = name.size() > 11 && name.compare(name.size() - 11, 11, ".clbin.lock") == 0;
-    if (name.find(".clbin.tmp.") == std::string::npos && !lock) continue;
-    const std::string path = dir + "/" + name;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid())
-      continue;
-    if (now - st.st_mtime > kStaleTemporarySeconds) ::unlink(path.c_str());
-  }
-  ::closedir(listing);
-}
 
 bool env_is_off(const char* name) {
   const char* v = std::getenv(name);
@@ -114,17 +95,6 @@ std::uint64_t entry_checksum(const cache_key& key, const char* binary, std::size
   std::uint64_t sum = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   return sum;
-}
-
-// Creates `path` and missing parents; the last component private to the user (0700).
-bool make_directories(const std::string& path) {
-  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
-    if (pos != path.size() && path[pos] != '/') continue;
-    std::string part = path.substr(0, pos);
-    mode_t mode = pos == path.size() ? 0700 : 0755;
-    if (::mkdir(part.c_str(), mode) != 0 && errno != EEXIST) return false;
-  }
-  return true;
 }
 
 // The right to build one program into the cache directory, across the processes of the user:
@@ -424,7 +394,15 @@ program_cache::program_cache(cl::Context context, cl::Device device, const devic
   } else if (::access(directory_.c_str(), R_OK | W_OK | X_OK) != 0) {
     disable_disk(directory_ + " is not writable");
   } else {
-    remove_stale_temporaries(directory_);
+    // *.clbin.tmp.* and *.clbin.lock files: left by a process killed between write and rename,
+    // or while it built.
+    remove_stale_temporaries(
+        directory_,
+        [](const std::string& name) {
+          return name.find(".clbin.tmp.") != std::string::npos ||
+                 (name.size() > 11 && name.compare(name.size() - 11, 11, ".clbin.lock") == 0);
+        },
+        kStaleTemporarySeconds);
   }
 }
 
@@ -588,40 +566,16 @@ void program_cache::store_to_disk(const cache_key& key, const program& built) {
     dir = directory_;
   }
   if (dir.empty()) return;
-  static std::atomic<unsigned> counter{0};
   const std::string final_path = dir + "/" + key.hex() + ".clbin";
-  const std::string temp_path = final_path + ".tmp." + std::to_string(::getpid()) + "." +
-                                std::to_string(counter.fetch_add(1));
-  const std::string entry = encode_cache_entry(key, binary);
-
-  int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0;
-  std::size_t done = 0;
-  while (ok && done < entry.size()) {
-    ssize_t put_bytes = ::write(fd, entry.data() + done, entry.size() - done);
-    if (put_bytes <= 0)
-      ok = false;
-    else
-      done += static_cast<std::size_t>(put_bytes);
-  }
-  int saved_errno = errno;
-  if (fd >= 0 && ::close(fd) != 0) ok = false;
-  if (ok && ::rename(temp_path.c_str(), final_path.c_str()) != 0) {
-    const int rename_errno = errno;
-    if (rename_errno == EISDIR || rename_errno == ENOTEMPTY || rename_errno == EEXIST ||
-        rename_errno == EBUSY) {
+  write_failure failed;
+  if (!write_file_atomically(final_path, encode_cache_entry(key, binary), failed)) {
+    const int e = failed.error_number;
+    if (failed.at_rename && (e == EISDIR || e == ENOTEMPTY || e == EEXIST || e == EBUSY))
       // Something that is not an entry (a directory) sits at this one name: skip this entry,
       // keep the cache for every other program.
-      ::unlink(temp_path.c_str());
       return;
-    }
-    ok = false;
-    saved_errno = rename_errno;
-  }
-  if (!ok) {
-    ::unlink(temp_path.c_str());
     std::lock_guard<std::mutex> lock(mutex_);
-    disable_disk("cannot write " + dir + ": " + std::strerror(saved_errno ? saved_errno : errno));
+    disable_disk("cannot write " + dir + ": " + std::strerror(e));
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);

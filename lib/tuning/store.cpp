@@ -3,7 +3,6 @@
 // by the policy lookup (resolve.cpp).
 #include "store.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "../private_files.hpp"
 #include "../program_cache.hpp"
 #include "clforge/error.hpp"
 #include "clforge/log.hpp"
@@ -72,34 +72,6 @@ void report_ignored(const std::string& path, const std::string& why) {
   }
   detail::log_message(log_level::warning,
                       "ignoring tuned results " + path + " (" + why + "); the tuning tables apply");
-}
-
-bool make_directories(const std::string& path) {
-  for (std::size_t pos = 1; pos <= path.size(); ++pos) {
-    if (pos != path.size() && path[pos] != '/') continue;
-    const std::string part = path.substr(0, pos);
-    if (::mkdir(part.c_str(), pos == path.size() ? 0700 : 0755) != 0 && errno != EEXIST)
-      return false;
-  }
-  return true;
-}
-
-// Deletes this user's temporary results files in `dir` older than ten minutes: left by a
-// process killed between write and rename (younger ones may be another writer's).
-void remove_stale_temporaries(const std::string& dir) {
-  DIR* listing = ::opendir(dir.c_str());
-  if (!listing) return;
-  const std::time_t now = std::time(nullptr);
-  while (const dirent* e = ::readdir(listing)) {
-    const std::string name = e->d_name;
-    if (name.rfind("tuned-", 0) != 0 || name.find(".tmp.") == std::string::npos) continue;
-    const std::string path = dir + "/" + name;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
-        now - st.st_mtime > 10 * 60)
-      ::unlink(path.c_str());
-  }
-  ::closedir(listing);
 }
 
 // The text of a results file for `key` holding `entries`, checksum line included.
@@ -275,7 +247,14 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
       (st.st_mode & 022) != 0)
     throw error("tuned results: " + dir +
                 " is not a directory owned by this user and closed to group and others");
-  remove_stale_temporaries(dir);
+  // This user's temporary results files older than ten minutes: left by a process killed
+  // between write and rename.
+  remove_stale_temporaries(
+      dir,
+      [](const std::string& name) {
+        return name.rfind("tuned-", 0) == 0 && name.find(".tmp.") != std::string::npos;
+      },
+      10 * 60);
   const std::string key = tuned_device_key(info);
   static std::mutex writing;  // this process's writers merge one after the other
   std::lock_guard<std::mutex> lock(writing);
@@ -293,26 +272,9 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
     if (!replaced) merged.push_back(e);
   }
   const std::string text = encode(key, merged);
-  static std::atomic<unsigned> counter{0};
-  const std::string temp =
-      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  bool ok = fd >= 0;
-  std::size_t done = 0;
-  while (ok && done < text.size()) {
-    const ssize_t put = ::write(fd, text.data() + done, text.size() - done);
-    if (put <= 0)
-      ok = false;
-    else
-      done += static_cast<std::size_t>(put);
-  }
-  int saved = errno;
-  if (fd >= 0 && ::close(fd) != 0) ok = false, saved = errno;
-  if (ok && ::rename(temp.c_str(), path.c_str()) != 0) ok = false, saved = errno;
-  if (!ok) {
-    ::unlink(temp.c_str());
-    throw error("tuned results: cannot write " + path + ": " + std::strerror(saved));
-  }
+  write_failure failed;
+  if (!write_file_atomically(path, text, failed))
+    throw error("tuned results: cannot write " + path + ": " + std::strerror(failed.error_number));
   g_generation.fetch_add(1);
 }
 
