@@ -774,6 +774,15 @@ TEST(stencil, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), u1, one_sided),
                        {"clforge::apply_boundaries: periodic on one side of dimension 1 only"});
   EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), empty, one_sided), {"the field is empty"});
+  // A default-constructed stencil_kernel: every call and accessor throws (no null read).
+  const cf::stencil_kernel none;
+  EXPECT_CLFORGE_ERROR(none(q(), u1), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none(q(), cf::launch_grid({1}, {1}), u1, 1.0f),
+                       {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.threads_range(u1), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.source(), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.name(), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.policy(), {"stencil_kernel: an empty stencil_kernel"});
   // fp64 where the device has none.
   if (!ctx().info().has_fp64)
     EXPECT_CLFORGE_ERROR(cf::stencil_kernel(ctx(), "double[2D] u", "u(0,0) = 1"), {"cl_khr_fp64"});

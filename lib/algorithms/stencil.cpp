@@ -1004,26 +1004,32 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
   state_ = std::move(st);
 }
 
+namespace {
+// The state behind a stencil_kernel; a default-constructed one has none.
+const detail::stencil_state& state_of(const std::shared_ptr<const detail::stencil_state>& p) {
+  if (!p) throw error("stencil_kernel: an empty stencil_kernel (default-constructed)");
+  return *p;
+}
+}  // namespace
+
 const std::string& stencil_kernel::source() const {
-  return state_->prog.source();
+  return state_of(state_).prog.source();
 }
 const std::string& stencil_kernel::name() const {
-  return state_->name;
+  return state_of(state_).name;
 }
 const std::string& stencil_kernel::policy() const {
-  return state_->policy;
+  return state_of(state_).policy;
 }
 const std::string& stencil_kernel::who() const {
-  if (!state_) throw error("stencil_kernel: called before construction");
-  return state_->who;
+  return state_of(state_).who;
 }
 const std::vector<detail::parameter>& stencil_kernel::value_parameters() const {
-  if (!state_) throw error("stencil_kernel: called before construction");
-  return state_->values;
+  return state_of(state_).values;
 }
 
 void stencil_kernel::check_kinds(const detail::stencil_call& call) const {
-  const detail::stencil_state& st = *state_;
+  const detail::stencil_state& st = state_of(state_);
   const std::vector<bool>& declared = st.decl.is_field;
   if (call.is_field.size() != declared.size())
     throw error(st.who + ": " + std::to_string(call.is_field.size()) + " arguments for " +
@@ -1270,7 +1276,7 @@ struct launch_argument<raw_arguments> {
 }  // namespace detail
 
 std::array<std::size_t, 3> stencil_kernel::threads_of(const detail::stencil_call& call) const {
-  const detail::stencil_state& st = *state_;
+  const detail::stencil_state& st = state_of(state_);
   detail::check_fields(st, call);
   const detail::space s = detail::resolve_space(st, call);
   const std::size_t dims = st.decl.dims;
@@ -1282,7 +1288,7 @@ std::array<std::size_t, 3> stencil_kernel::threads_of(const detail::stencil_call
 event stencil_kernel::run(const queue& q, const launch_grid* grid,
                           const detail::stencil_call& call) const {
   using namespace detail;
-  const stencil_state& st = *state_;
+  const stencil_state& st = state_of(state_);
   if (auto retuned = st.retuned.get(st.stamp, st.ctx, [&] {
         return std::make_shared<const stencil_kernel>(st.ctx, st.arguments, st.assignments,
                                                       st.options);
