@@ -215,6 +215,10 @@ TEST(stencil, iteration_slices_with_steps_and_negative_bounds) {
       {"3, 1:4, -1", {3, 1, 10}, {4, 4, 11}, {1, 1, 1}},
       {"::4, 2:2, :", {0, 2, 0}, {9, 2, 11}, {4, 1, 1}},  // empty: y from 2 to 2
       {"-100:100, 0:, :-100", {0, 0, 0}, {9, 10, 0}, {1, 1, 1}},
+      // Expressions without counters, in long arithmetic as on the host (10^10 overflows int);
+      // a negative expression is clamped to 0 (only integer bounds count from the end).
+      {"1 + 1:-1, (1):2 * 4:3, -(1) - 2 * 2:", {2, 1, 0}, {8, 8, 11}, {1, 3, 1}},
+      {"100000 * 100000 - 9999999997:, :, :", {3, 0, 0}, {9, 10, 11}, {1, 1, 1}},
   };
   for (const std::string& policy : kVariants) {
     policy_scope scope(policy);
@@ -293,6 +297,17 @@ TEST(stencil, triangular_space) {
   for (long y = 0; y < 9; ++y)
     for (long x = 0; x < 11; ++x)
       if ((x - y % 2) % 2 == 0 && x >= y % 2) EXPECT_EQ(out[y * 11 + x], 3.0f);
+  // Bounds compute in long on the device as on the host (100000 * 100000 overflows int): the
+  // triangle ":, y:" again.
+  cf::stencil_options wide;
+  wide.slice = cf::iteration_slice(":, y + 100000 * 100000 - 10000000000:");
+  cf::stencil_kernel t(ctx(), "float[2D] f", "f(0,0) = 1.0f + x - y", wide);
+  cf::field<float, 2> g(q(), {16, 16});
+  t(q(), g);
+  out = g.to_host(q());
+  for (long y = 0; y < 16; ++y)
+    for (long x = 0; x < 16; ++x)
+      EXPECT_EQ(out[y * 16 + x], x >= y ? 1.0f + float(x - y) : 0.0f) << y << ", " << x;
 }
 
 // Manual grids: one point per work-item of the compressed index; smaller grids cover part of the
@@ -749,6 +764,7 @@ TEST(stencil, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(sliced(":, y +:"), {"the expression is incomplete"});
   cf::field<float, 2> small(q(), {4, 4});
   EXPECT_CLFORGE_ERROR(sliced(":, 4 / (y - 2):")(q(), small), {"the expression divides by zero"});
+  EXPECT_CLFORGE_ERROR(sliced("1 / 0:, :")(q(), small), {"the expression divides by zero"});
   // Arguments.
   EXPECT_CLFORGE_ERROR(k(q(), u1), {"1 arguments for 2 parameters"});
   EXPECT_CLFORGE_ERROR(k(q(), u1, 1.0f),

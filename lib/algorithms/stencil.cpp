@@ -338,7 +338,9 @@ bound parse_bound(const std::vector<std::string_view>& t, std::size_t dims, std:
     if (w.find_first_not_of("0123456789") == std::string_view::npos) {
       if (w.size() > 12) throw error(where + ": the number " + std::string(w) + " is too large");
       it.number = std::stoll(std::string(w));
-      b.code += std::string(w);
+      // long, as the host evaluates (an int literal would overflow, and clamp(int, long, long)
+      // is ambiguous for a bound without counters).
+      b.code += "(long)" + std::string(w);
     } else {
       std::size_t c = 0;
       while (c < d && w != counter_name(dims, c)) ++c;
