@@ -458,6 +458,21 @@ TEST(stencil, temporaries_counters_preamble_and_several_outputs) {
   EXPECT_TRUE(all_near(mark.to_host(q(), cf::with_ghosts), want_mark.v));
 }
 
+// A sign next to an access ("a + +b", "a - -b") reads it: only ++, -- and op= written together
+// write (a field only read is no race).
+TEST(stencil, signs_next_to_an_access_are_reads) {
+  cf::stencil_kernel k(ctx(), "float[2D] u, float[2D] v, float a",
+                       "v(0,0) = u(0,0) + +a - -u(1,0) - - u(0,1)");
+  auto u = random_field<float, 2>({5, 6}, cf::ghost(1), 30);
+  auto v = random_field<float, 2>({5, 6}, cf::ghost(1), 31);
+  host_field<float> hu(u), want(v);
+  for (long y = 0; y < 5; ++y)
+    for (long x = 0; x < 6; ++x)
+      want(0, y, x) = hu(0, y, x) + 0.5f + hu(0, y + 1, x) + hu(0, y, x + 1);
+  k(q(), u, v, 0.5f);
+  EXPECT_TRUE(all_near(v.to_host(q(), cf::with_ghosts), want.v));
+}
+
 // In place: a point-wise update of one field, compound assignments included.
 TEST(stencil, in_place_point_wise_updates) {
   for (const std::string& policy : kVariants) {

@@ -200,12 +200,18 @@ std::vector<access> parse_accesses(const std::string& text, declarations& decl,
     std::size_t n = close + 1;
     if (at(n) == "." && is_identifier(at(n + 1))) n += 2;
     const std::string_view o = at(n), o2 = at(n + 1), o3 = at(n + 2);
-    const bool plain = o == "=" && o2 != "=";
+    // Operators of two or three characters are written together: "a + +b" is no increment.
+    auto joined = [](std::string_view a, std::string_view b) {
+      return !b.empty() && a.data() + a.size() == b.data();
+    };
+    const bool plain = o == "=" && !(o2 == "=" && joined(o, o2));
     const bool compound =
         (o.size() == 1 && std::string_view("+-*/%&|^").find(o) != std::string_view::npos &&
-         o2 == "=") ||
-        ((o == "<" || o == ">") && o2 == o && o3 == "=") || ((o == "+" || o == "-") && o2 == o) ||
-        (k >= 2 && (t[k - 1] == "+" || t[k - 1] == "-") && t[k - 2] == t[k - 1]);
+         o2 == "=" && joined(o, o2)) ||
+        ((o == "<" || o == ">") && o2 == o && o3 == "=" && joined(o, o2) && joined(o2, o3)) ||
+        ((o == "+" || o == "-") && o2 == o && joined(o, o2)) ||
+        (k >= 2 && (t[k - 1] == "+" || t[k - 1] == "-") && t[k - 2] == t[k - 1] &&
+         joined(t[k - 2], t[k - 1]));
     a.write = plain || compound;
     a.read = !plain;
     decl.fields[f].read |= a.read;
