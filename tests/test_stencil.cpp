@@ -473,6 +473,45 @@ TEST(stencil, signs_next_to_an_access_are_reads) {
   EXPECT_TRUE(all_near(v.to_host(q(), cf::with_ghosts), want.v));
 }
 
+// Fields and values may be named like the built-ins the generated kernels call (min, clamp,
+// barrier, get_global_id, ...): the kernels call them under names of their own. Two stencils
+// swap the names between fields and values; the variants with a run loop (min), tiles (barrier,
+// local and group ids) and a bound with a counter (clamp).
+TEST(stencil, names_of_built_ins_for_fields_and_values) {
+  const std::array<std::array<std::string, 3>, 2> names = {
+      std::array<std::string, 3>{"min", "barrier", "get_local_id"},
+      {"clamp", "get_global_id", "get_group_id"}};
+  for (const std::string& policy : {kVariants[0], kVariants[3], kVariants[5]}) {
+    policy_scope scope(policy);
+    for (std::size_t swap = 0; swap < 2; ++swap) {
+      const std::array<std::string, 3>& f = names[swap];
+      const std::array<std::string, 3>& v = names[1 - swap];
+      for (const bool sliced : {false, true}) {
+        SCOPED_TRACE(policy + " / fields " + f[0] + (sliced ? " / sliced" : ""));
+        cf::stencil_options o;
+        if (sliced) o.slice = cf::iteration_slice(":, y % 2:");
+        cf::stencil_kernel k(ctx(),
+                             "float[2D] " + f[0] + ", float[2D] " + f[1] + ", float[2D] " + f[2] +
+                                 ", float[2D] out, float " + v[0] + ", float " + v[1] + ", float " +
+                                 v[2],
+                             "out(0,0) = " + f[0] + "(0,1) - " + f[1] + "(1,0) + " + f[2] +
+                                 "(0,0) * " + v[0] + " + " + v[1] + " * " + v[2],
+                             o);
+        auto a = random_field<float, 2>({9, 17}, cf::ghost(1), 32);
+        auto b = random_field<float, 2>({9, 17}, cf::ghost(1), 33);
+        auto c = random_field<float, 2>({9, 17}, cf::ghost(1), 34);
+        auto out = random_field<float, 2>({9, 17}, cf::ghost(1), 35);
+        host_field<float> ha(a), hb(b), hc(c), want(out);
+        for (long y = 0; y < 9; ++y)
+          for (long x = sliced ? y % 2 : 0; x < 17; ++x)
+            want(0, y, x) = ha(0, y, x + 1) - hb(0, y + 1, x) + hc(0, y, x) * 3.0f + 0.5f * 4.0f;
+        k(q(), a, b, c, out, 3.0f, 0.5f, 4.0f);
+        EXPECT_TRUE(all_near(out.to_host(q(), cf::with_ghosts), want.v));
+      }
+    }
+  }
+}
+
 // In place: a point-wise update of one field, compound assignments included.
 TEST(stencil, in_place_point_wise_updates) {
   for (const std::string& policy : kVariants) {

@@ -344,8 +344,7 @@ bound parse_bound(const std::vector<std::string_view>& t, std::size_t dims, std:
     if (w.find_first_not_of("0123456789") == std::string_view::npos) {
       if (w.size() > 12) throw error(where + ": the number " + std::string(w) + " is too large");
       it.number = std::stoll(std::string(w));
-      // long, as the host evaluates (an int literal would overflow, and clamp(int, long, long)
-      // is ambiguous for a bound without counters).
+      // long, as the host evaluates (int arithmetic would overflow where the host's does not).
       b.code += "(long)" + std::string(w);
     } else {
       std::size_t c = 0;
@@ -607,7 +606,7 @@ struct generator {
     const bool guard_all = !grid && v.tile;  // no early return: every work-item reaches barriers
     // OpenCL dimensions beyond the space: only their first work-items work.
     for (std::size_t d = dims; d < 3; ++d)
-      s += "  if (get_global_id(" + std::to_string(d) + ") != 0) return;\n";
+      s += "  if (clforge_global_id(" + std::to_string(d) + ") != 0) return;\n";
     if (guard_all) s += "  bool clforge_active = true;\n";
     for (const tiled_field& t : tiles)
       s += "  local " + field(t.field).type + " " + tile_array(t) + "[" +
@@ -622,11 +621,11 @@ struct generator {
       const std::string n = "clforge_n" + ds;
       auto bound_code = [&](const bound& b, const char* fixed) {
         if (b.what != bound::kind::expression) return std::string(fixed) + ds;
-        return "(int)clamp(" + b.code + ", 0L, (long)" + n + ")";
+        return "(int)clforge_clamp(" + b.code + ", 0L, (long)" + n + ")";
       };
       s += "  const int clforge_lo" + ds + " = " + bound_code(sl.start, "clforge_b") + ";\n";
       s += "  const int clforge_hi" + ds + " = " + bound_code(sl.stop, "clforge_e") + ";\n";
-      s += "  const long clforge_k" + ds + " = (long)get_global_id(" + ocl(d) + ")" +
+      s += "  const long clforge_k" + ds + " = (long)clforge_global_id(" + ocl(d) + ")" +
            (units > 1 ? " * " + std::to_string(units) : "") + ";\n";
       s += "  const long clforge_first" + ds + " = clforge_lo" + ds + " + clforge_k" + ds + " * " +
            step(d) + ";\n";
@@ -648,8 +647,8 @@ struct generator {
     }
     const std::string last = std::to_string(dims - 1);
     if (!grid && v.run > 1)
-      s += "  const int clforge_run_count = min(CLFORGE_RUN, (clforge_hi" + last + " - clforge_c" +
-           last + " + " + step(dims - 1) + " - 1) / " + step(dims - 1) + ");\n";
+      s += "  const int clforge_run_count = clforge_min(CLFORGE_RUN, (clforge_hi" + last +
+           " - clforge_c" + last + " + " + step(dims - 1) + " - 1) / " + step(dims - 1) + ");\n";
     else
       s += "  const int clforge_run_count = 1;\n";
     // The window's registers of the first point, but the newest (loaded at every step).
@@ -668,10 +667,10 @@ struct generator {
     }
     if (guard_all && !tiles.empty()) {
       // The group's first point (steps of 1 in the tiled dimensions).
-      s += "  const int clforge_gx = clforge_lo" + last + " + (int)(get_group_id(0) * " +
+      s += "  const int clforge_gx = clforge_lo" + last + " + (int)(clforge_group_id(0) * " +
            std::to_string(v.group[0]) + ");\n";
       if (dims == 3)
-        s += "  const int clforge_gy = clforge_lo1 + (int)(get_group_id(1) * " +
+        s += "  const int clforge_gy = clforge_lo1 + (int)(clforge_group_id(1) * " +
              std::to_string(v.group[1]) + ");\n";
     }
     return s;
@@ -691,12 +690,12 @@ struct generator {
       s += "    if (clforge_c0 >= clforge_hi0) break;\n";
     if (!tiles.empty()) {
       const std::string last = std::to_string(dims - 1);
-      const std::string slab = dims == 3 ? "get_local_id(2)" : "get_local_id(1)";
+      const std::string slab = dims == 3 ? "clforge_local_id(2)" : "clforge_local_id(1)";
       const std::string threads = std::to_string(dims == 3 ? v.group[0] * v.group[1] : v.group[0]);
-      const std::string lid = dims == 3 ? "(int)(get_local_id(0) + get_local_id(1) * " +
+      const std::string lid = dims == 3 ? "(int)(clforge_local_id(0) + clforge_local_id(1) * " +
                                               std::to_string(v.group[0]) + ")"
-                                        : "(int)get_local_id(0)";
-      s += "    barrier(CLK_LOCAL_MEM_FENCE);  // the previous step's reads are done\n";
+                                        : "(int)clforge_local_id(0)";
+      s += "    clforge_local_barrier();  // the previous step's reads are done\n";
       for (const tiled_field& t : tiles) {
         const std::string f = field(t.field).name;
         const std::string tw = std::to_string(tile_width(t)), th = std::to_string(tile_height(t));
@@ -724,7 +723,7 @@ struct generator {
              index + "];\n";
         s += "    }\n";
       }
-      s += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+      s += "    clforge_local_barrier();\n";
     }
     for (std::size_t g = 0; g < windows.size(); ++g) {
       const window_group& w = windows[g];
@@ -797,10 +796,10 @@ struct generator {
       const std::string reg = "clforge_a" + std::to_string(loaded.size());
       std::string value = memory;
       if (const tiled_field* t = grid ? nullptr : tiled(a)) {
-        const std::string slab = dims == 3 ? "get_local_id(2)" : "get_local_id(1)";
+        const std::string slab = dims == 3 ? "clforge_local_id(2)" : "clforge_local_id(1)";
         std::string ty = "0";
-        if (dims == 3) ty = "get_local_id(1) + " + std::to_string(t->halo_low[1] + a.offset[1]);
-        value = tile_array(*t) + "[" + slab + "][" + ty + "][get_local_id(0) + " +
+        if (dims == 3) ty = "clforge_local_id(1) + " + std::to_string(t->halo_low[1] + a.offset[1]);
+        value = tile_array(*t) + "[" + slab + "][" + ty + "][clforge_local_id(0) + " +
                 std::to_string(t->halo_low[dims - 1] + a.offset[dims - 1]) + "]";
       }
       s += pad + "const " + f.type + " " + reg + " = " + value + ";\n";
