@@ -22,6 +22,16 @@
 // $grid_name, a manual launch grid: one point per work-item of the compressed index (point k of
 // an index is start + k * step); work-items beyond the space do nothing.
 $extensions
+
+// The built-ins the kernels below call, under names of their own: inside a kernel a field or
+// value named min, clamp, barrier, get_global_id, ... hides the built-in of that name.
+static inline size_t clforge_global_id(uint d) { return get_global_id(d); }
+static inline size_t clforge_local_id(uint d) { return get_local_id(d); }
+static inline size_t clforge_group_id(uint d) { return get_group_id(d); }
+static inline void clforge_local_barrier(void) { barrier(CLK_LOCAL_MEM_FENCE); }
+static inline int clforge_min(int a, int b) { return min(a, b); }
+static inline long clforge_clamp(long v, long lo, long hi) { return clamp(v, lo, hi); }
+
 $preamble
 
 #define CLFORGE_MARCH $march

@@ -215,6 +215,10 @@ TEST(stencil, iteration_slices_with_steps_and_negative_bounds) {
       {"3, 1:4, -1", {3, 1, 10}, {4, 4, 11}, {1, 1, 1}},
       {"::4, 2:2, :", {0, 2, 0}, {9, 2, 11}, {4, 1, 1}},  // empty: y from 2 to 2
       {"-100:100, 0:, :-100", {0, 0, 0}, {9, 10, 0}, {1, 1, 1}},
+      // Expressions without counters, in long arithmetic as on the host (10^10 overflows int);
+      // a negative expression is clamped to 0 (only integer bounds count from the end).
+      {"1 + 1:-1, (1):2 * 4:3, -(1) - 2 * 2:", {2, 1, 0}, {8, 8, 11}, {1, 3, 1}},
+      {"100000 * 100000 - 9999999997:, :, :", {3, 0, 0}, {9, 10, 11}, {1, 1, 1}},
   };
   for (const std::string& policy : kVariants) {
     policy_scope scope(policy);
@@ -293,6 +297,17 @@ TEST(stencil, triangular_space) {
   for (long y = 0; y < 9; ++y)
     for (long x = 0; x < 11; ++x)
       if ((x - y % 2) % 2 == 0 && x >= y % 2) EXPECT_EQ(out[y * 11 + x], 3.0f);
+  // Bounds compute in long on the device as on the host (100000 * 100000 overflows int): the
+  // triangle ":, y:" again.
+  cf::stencil_options wide;
+  wide.slice = cf::iteration_slice(":, y + 100000 * 100000 - 10000000000:");
+  cf::stencil_kernel t(ctx(), "float[2D] f", "f(0,0) = 1.0f + x - y", wide);
+  cf::field<float, 2> g(q(), {16, 16});
+  t(q(), g);
+  out = g.to_host(q());
+  for (long y = 0; y < 16; ++y)
+    for (long x = 0; x < 16; ++x)
+      EXPECT_EQ(out[y * 16 + x], x >= y ? 1.0f + float(x - y) : 0.0f) << y << ", " << x;
 }
 
 // Manual grids: one point per work-item of the compressed index; smaller grids cover part of the
@@ -441,6 +456,60 @@ TEST(stencil, temporaries_counters_preamble_and_several_outputs) {
   k(q(), u, lap, mark);
   EXPECT_TRUE(all_near(lap.to_host(q(), cf::with_ghosts), want_lap.v));
   EXPECT_TRUE(all_near(mark.to_host(q(), cf::with_ghosts), want_mark.v));
+}
+
+// A sign next to an access ("a + +b", "a - -b") reads it: only ++, -- and op= written together
+// write (a field only read is no race).
+TEST(stencil, signs_next_to_an_access_are_reads) {
+  cf::stencil_kernel k(ctx(), "float[2D] u, float[2D] v, float a",
+                       "v(0,0) = u(0,0) + +a - -u(1,0) - - u(0,1)");
+  auto u = random_field<float, 2>({5, 6}, cf::ghost(1), 30);
+  auto v = random_field<float, 2>({5, 6}, cf::ghost(1), 31);
+  host_field<float> hu(u), want(v);
+  for (long y = 0; y < 5; ++y)
+    for (long x = 0; x < 6; ++x)
+      want(0, y, x) = hu(0, y, x) + 0.5f + hu(0, y + 1, x) + hu(0, y, x + 1);
+  k(q(), u, v, 0.5f);
+  EXPECT_TRUE(all_near(v.to_host(q(), cf::with_ghosts), want.v));
+}
+
+// Fields and values may be named like the built-ins the generated kernels call (min, clamp,
+// barrier, get_global_id, ...): the kernels call them under names of their own. Two stencils
+// swap the names between fields and values; the variants with a run loop (min), tiles (barrier,
+// local and group ids) and a bound with a counter (clamp).
+TEST(stencil, names_of_built_ins_for_fields_and_values) {
+  const std::array<std::array<std::string, 3>, 2> names = {
+      std::array<std::string, 3>{"min", "barrier", "get_local_id"},
+      {"clamp", "get_global_id", "get_group_id"}};
+  for (const std::string& policy : {kVariants[0], kVariants[3], kVariants[5]}) {
+    policy_scope scope(policy);
+    for (std::size_t swap = 0; swap < 2; ++swap) {
+      const std::array<std::string, 3>& f = names[swap];
+      const std::array<std::string, 3>& v = names[1 - swap];
+      for (const bool sliced : {false, true}) {
+        SCOPED_TRACE(policy + " / fields " + f[0] + (sliced ? " / sliced" : ""));
+        cf::stencil_options o;
+        if (sliced) o.slice = cf::iteration_slice(":, y % 2:");
+        cf::stencil_kernel k(ctx(),
+                             "float[2D] " + f[0] + ", float[2D] " + f[1] + ", float[2D] " + f[2] +
+                                 ", float[2D] out, float " + v[0] + ", float " + v[1] + ", float " +
+                                 v[2],
+                             "out(0,0) = " + f[0] + "(0,1) - " + f[1] + "(1,0) + " + f[2] +
+                                 "(0,0) * " + v[0] + " + " + v[1] + " * " + v[2],
+                             o);
+        auto a = random_field<float, 2>({9, 17}, cf::ghost(1), 32);
+        auto b = random_field<float, 2>({9, 17}, cf::ghost(1), 33);
+        auto c = random_field<float, 2>({9, 17}, cf::ghost(1), 34);
+        auto out = random_field<float, 2>({9, 17}, cf::ghost(1), 35);
+        host_field<float> ha(a), hb(b), hc(c), want(out);
+        for (long y = 0; y < 9; ++y)
+          for (long x = sliced ? y % 2 : 0; x < 17; ++x)
+            want(0, y, x) = ha(0, y, x + 1) - hb(0, y + 1, x) + hc(0, y, x) * 3.0f + 0.5f * 4.0f;
+        k(q(), a, b, c, out, 3.0f, 0.5f, 4.0f);
+        EXPECT_TRUE(all_near(out.to_host(q(), cf::with_ghosts), want.v));
+      }
+    }
+  }
 }
 
 // In place: a point-wise update of one field, compound assignments included.
@@ -749,6 +818,7 @@ TEST(stencil, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(sliced(":, y +:"), {"the expression is incomplete"});
   cf::field<float, 2> small(q(), {4, 4});
   EXPECT_CLFORGE_ERROR(sliced(":, 4 / (y - 2):")(q(), small), {"the expression divides by zero"});
+  EXPECT_CLFORGE_ERROR(sliced("1 / 0:, :")(q(), small), {"the expression divides by zero"});
   // Arguments.
   EXPECT_CLFORGE_ERROR(k(q(), u1), {"1 arguments for 2 parameters"});
   EXPECT_CLFORGE_ERROR(k(q(), u1, 1.0f),
@@ -774,6 +844,15 @@ TEST(stencil, bad_input_is_a_clear_error) {
   EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), u1, one_sided),
                        {"clforge::apply_boundaries: periodic on one side of dimension 1 only"});
   EXPECT_CLFORGE_ERROR(cf::apply_boundaries(q(), empty, one_sided), {"the field is empty"});
+  // A default-constructed stencil_kernel: every call and accessor throws (no null read).
+  const cf::stencil_kernel none;
+  EXPECT_CLFORGE_ERROR(none(q(), u1), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none(q(), cf::launch_grid({1}, {1}), u1, 1.0f),
+                       {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.threads_range(u1), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.source(), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.name(), {"stencil_kernel: an empty stencil_kernel"});
+  EXPECT_CLFORGE_ERROR(none.policy(), {"stencil_kernel: an empty stencil_kernel"});
   // fp64 where the device has none.
   if (!ctx().info().has_fp64)
     EXPECT_CLFORGE_ERROR(cf::stencil_kernel(ctx(), "double[2D] u", "u(0,0) = 1"), {"cl_khr_fp64"});

@@ -200,12 +200,18 @@ std::vector<access> parse_accesses(const std::string& text, declarations& decl,
     std::size_t n = close + 1;
     if (at(n) == "." && is_identifier(at(n + 1))) n += 2;
     const std::string_view o = at(n), o2 = at(n + 1), o3 = at(n + 2);
-    const bool plain = o == "=" && o2 != "=";
+    // Operators of two or three characters are written together: "a + +b" is no increment.
+    auto joined = [](std::string_view a, std::string_view b) {
+      return !b.empty() && a.data() + a.size() == b.data();
+    };
+    const bool plain = o == "=" && !(o2 == "=" && joined(o, o2));
     const bool compound =
         (o.size() == 1 && std::string_view("+-*/%&|^").find(o) != std::string_view::npos &&
-         o2 == "=") ||
-        ((o == "<" || o == ">") && o2 == o && o3 == "=") || ((o == "+" || o == "-") && o2 == o) ||
-        (k >= 2 && (t[k - 1] == "+" || t[k - 1] == "-") && t[k - 2] == t[k - 1]);
+         o2 == "=" && joined(o, o2)) ||
+        ((o == "<" || o == ">") && o2 == o && o3 == "=" && joined(o, o2) && joined(o2, o3)) ||
+        ((o == "+" || o == "-") && o2 == o && joined(o, o2)) ||
+        (k >= 2 && (t[k - 1] == "+" || t[k - 1] == "-") && t[k - 2] == t[k - 1] &&
+         joined(t[k - 2], t[k - 1]));
     a.write = plain || compound;
     a.read = !plain;
     decl.fields[f].read |= a.read;
@@ -338,7 +344,8 @@ bound parse_bound(const std::vector<std::string_view>& t, std::size_t dims, std:
     if (w.find_first_not_of("0123456789") == std::string_view::npos) {
       if (w.size() > 12) throw error(where + ": the number " + std::string(w) + " is too large");
       it.number = std::stoll(std::string(w));
-      b.code += std::string(w);
+      // long, as the host evaluates (int arithmetic would overflow where the host's does not).
+      b.code += "(long)" + std::string(w);
     } else {
       std::size_t c = 0;
       while (c < d && w != counter_name(dims, c)) ++c;
@@ -599,7 +606,7 @@ struct generator {
     const bool guard_all = !grid && v.tile;  // no early return: every work-item reaches barriers
     // OpenCL dimensions beyond the space: only their first work-items work.
     for (std::size_t d = dims; d < 3; ++d)
-      s += "  if (get_global_id(" + std::to_string(d) + ") != 0) return;\n";
+      s += "  if (clforge_global_id(" + std::to_string(d) + ") != 0) return;\n";
     if (guard_all) s += "  bool clforge_active = true;\n";
     for (const tiled_field& t : tiles)
       s += "  local " + field(t.field).type + " " + tile_array(t) + "[" +
@@ -614,11 +621,11 @@ struct generator {
       const std::string n = "clforge_n" + ds;
       auto bound_code = [&](const bound& b, const char* fixed) {
         if (b.what != bound::kind::expression) return std::string(fixed) + ds;
-        return "(int)clamp(" + b.code + ", 0L, (long)" + n + ")";
+        return "(int)clforge_clamp(" + b.code + ", 0L, (long)" + n + ")";
       };
       s += "  const int clforge_lo" + ds + " = " + bound_code(sl.start, "clforge_b") + ";\n";
       s += "  const int clforge_hi" + ds + " = " + bound_code(sl.stop, "clforge_e") + ";\n";
-      s += "  const long clforge_k" + ds + " = (long)get_global_id(" + ocl(d) + ")" +
+      s += "  const long clforge_k" + ds + " = (long)clforge_global_id(" + ocl(d) + ")" +
            (units > 1 ? " * " + std::to_string(units) : "") + ";\n";
       s += "  const long clforge_first" + ds + " = clforge_lo" + ds + " + clforge_k" + ds + " * " +
            step(d) + ";\n";
@@ -640,8 +647,8 @@ struct generator {
     }
     const std::string last = std::to_string(dims - 1);
     if (!grid && v.run > 1)
-      s += "  const int clforge_run_count = min(CLFORGE_RUN, (clforge_hi" + last + " - clforge_c" +
-           last + " + " + step(dims - 1) + " - 1) / " + step(dims - 1) + ");\n";
+      s += "  const int clforge_run_count = clforge_min(CLFORGE_RUN, (clforge_hi" + last +
+           " - clforge_c" + last + " + " + step(dims - 1) + " - 1) / " + step(dims - 1) + ");\n";
     else
       s += "  const int clforge_run_count = 1;\n";
     // The window's registers of the first point, but the newest (loaded at every step).
@@ -660,10 +667,10 @@ struct generator {
     }
     if (guard_all && !tiles.empty()) {
       // The group's first point (steps of 1 in the tiled dimensions).
-      s += "  const int clforge_gx = clforge_lo" + last + " + (int)(get_group_id(0) * " +
+      s += "  const int clforge_gx = clforge_lo" + last + " + (int)(clforge_group_id(0) * " +
            std::to_string(v.group[0]) + ");\n";
       if (dims == 3)
-        s += "  const int clforge_gy = clforge_lo1 + (int)(get_group_id(1) * " +
+        s += "  const int clforge_gy = clforge_lo1 + (int)(clforge_group_id(1) * " +
              std::to_string(v.group[1]) + ");\n";
     }
     return s;
@@ -683,12 +690,12 @@ struct generator {
       s += "    if (clforge_c0 >= clforge_hi0) break;\n";
     if (!tiles.empty()) {
       const std::string last = std::to_string(dims - 1);
-      const std::string slab = dims == 3 ? "get_local_id(2)" : "get_local_id(1)";
+      const std::string slab = dims == 3 ? "clforge_local_id(2)" : "clforge_local_id(1)";
       const std::string threads = std::to_string(dims == 3 ? v.group[0] * v.group[1] : v.group[0]);
-      const std::string lid = dims == 3 ? "(int)(get_local_id(0) + get_local_id(1) * " +
+      const std::string lid = dims == 3 ? "(int)(clforge_local_id(0) + clforge_local_id(1) * " +
                                               std::to_string(v.group[0]) + ")"
-                                        : "(int)get_local_id(0)";
-      s += "    barrier(CLK_LOCAL_MEM_FENCE);  // the previous step's reads are done\n";
+                                        : "(int)clforge_local_id(0)";
+      s += "    clforge_local_barrier();  // the previous step's reads are done\n";
       for (const tiled_field& t : tiles) {
         const std::string f = field(t.field).name;
         const std::string tw = std::to_string(tile_width(t)), th = std::to_string(tile_height(t));
@@ -716,7 +723,7 @@ struct generator {
              index + "];\n";
         s += "    }\n";
       }
-      s += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+      s += "    clforge_local_barrier();\n";
     }
     for (std::size_t g = 0; g < windows.size(); ++g) {
       const window_group& w = windows[g];
@@ -789,10 +796,10 @@ struct generator {
       const std::string reg = "clforge_a" + std::to_string(loaded.size());
       std::string value = memory;
       if (const tiled_field* t = grid ? nullptr : tiled(a)) {
-        const std::string slab = dims == 3 ? "get_local_id(2)" : "get_local_id(1)";
+        const std::string slab = dims == 3 ? "clforge_local_id(2)" : "clforge_local_id(1)";
         std::string ty = "0";
-        if (dims == 3) ty = "get_local_id(1) + " + std::to_string(t->halo_low[1] + a.offset[1]);
-        value = tile_array(*t) + "[" + slab + "][" + ty + "][get_local_id(0) + " +
+        if (dims == 3) ty = "clforge_local_id(1) + " + std::to_string(t->halo_low[1] + a.offset[1]);
+        value = tile_array(*t) + "[" + slab + "][" + ty + "][clforge_local_id(0) + " +
                 std::to_string(t->halo_low[dims - 1] + a.offset[dims - 1]) + "]";
       }
       s += pad + "const " + f.type + " " + reg + " = " + value + ";\n";
@@ -1004,26 +1011,32 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
   state_ = std::move(st);
 }
 
+namespace {
+// The state behind a stencil_kernel; a default-constructed one has none.
+const detail::stencil_state& state_of(const std::shared_ptr<const detail::stencil_state>& p) {
+  if (!p) throw error("stencil_kernel: an empty stencil_kernel (default-constructed)");
+  return *p;
+}
+}  // namespace
+
 const std::string& stencil_kernel::source() const {
-  return state_->prog.source();
+  return state_of(state_).prog.source();
 }
 const std::string& stencil_kernel::name() const {
-  return state_->name;
+  return state_of(state_).name;
 }
 const std::string& stencil_kernel::policy() const {
-  return state_->policy;
+  return state_of(state_).policy;
 }
 const std::string& stencil_kernel::who() const {
-  if (!state_) throw error("stencil_kernel: called before construction");
-  return state_->who;
+  return state_of(state_).who;
 }
 const std::vector<detail::parameter>& stencil_kernel::value_parameters() const {
-  if (!state_) throw error("stencil_kernel: called before construction");
-  return state_->values;
+  return state_of(state_).values;
 }
 
 void stencil_kernel::check_kinds(const detail::stencil_call& call) const {
-  const detail::stencil_state& st = *state_;
+  const detail::stencil_state& st = state_of(state_);
   const std::vector<bool>& declared = st.decl.is_field;
   if (call.is_field.size() != declared.size())
     throw error(st.who + ": " + std::to_string(call.is_field.size()) + " arguments for " +
@@ -1270,7 +1283,7 @@ struct launch_argument<raw_arguments> {
 }  // namespace detail
 
 std::array<std::size_t, 3> stencil_kernel::threads_of(const detail::stencil_call& call) const {
-  const detail::stencil_state& st = *state_;
+  const detail::stencil_state& st = state_of(state_);
   detail::check_fields(st, call);
   const detail::space s = detail::resolve_space(st, call);
   const std::size_t dims = st.decl.dims;
@@ -1282,7 +1295,7 @@ std::array<std::size_t, 3> stencil_kernel::threads_of(const detail::stencil_call
 event stencil_kernel::run(const queue& q, const launch_grid* grid,
                           const detail::stencil_call& call) const {
   using namespace detail;
-  const stencil_state& st = *state_;
+  const stencil_state& st = state_of(state_);
   if (auto retuned = st.retuned.get(st.stamp, st.ctx, [&] {
         return std::make_shared<const stencil_kernel>(st.ctx, st.arguments, st.assignments,
                                                       st.options);
