@@ -192,17 +192,28 @@ TEST(histogram_kernel, array_views_count_the_elements_they_show) {
 
 namespace {
 
-// Every edge (numpy's, and lo + k * width in T), each with its neighbours above and below; lo
-// and hi with theirs; NaN and the infinities; then random values over and around [lo, hi].
+// Every edge (numpy's, and lo + k * width in T), each with neighbours 1 to 64 units in the last
+// place above and below (the estimate's rounding reaches a few of them: those must take the edge
+// test); lo and hi with theirs; NaN and the infinities; then random values over and around
+// [lo, hi].
 template <class T>
 std::vector<T> values_at_the_edges(std::size_t bins, T lo, T hi, std::size_t random,
                                    unsigned seed) {
   std::vector<T> x;
   const T inf = std::numeric_limits<T>::infinity();
   const T width = (hi - lo) / static_cast<T>(bins);
+  const std::vector<T> edges = numpy_edges(bins, lo, hi);
   for (std::size_t k = 0; k <= bins; ++k)
-    for (T e : {numpy_edges(bins, lo, hi)[k], lo + width * static_cast<T>(k)})
-      for (T v : {e, std::nextafter(e, inf), std::nextafter(e, -inf)}) x.push_back(v);
+    for (T e : {edges[k], lo + width * static_cast<T>(k)}) {
+      x.push_back(e);
+      for (T direction : {inf, -inf}) {
+        T v = e;
+        for (int step = 1; step <= 64; ++step) {
+          v = std::nextafter(v, direction);
+          if (step <= 4 || step % 4 == 0) x.push_back(v);
+        }
+      }
+    }
   for (T v : {std::numeric_limits<T>::quiet_NaN(), inf, -inf, lo, hi}) x.push_back(v);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(double(lo) - 0.05 * (double(hi) - double(lo)),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -196,6 +197,29 @@ std::vector<T> numpy_edges(std::size_t bins, double lo, double hi) {
 }
 }  // namespace
 
+double histogram_margin(std::size_t bins, double lo, double hi, double scale,
+                        std::size_t value_size) {
+  const bool is_float = value_size == sizeof(float);
+  const double u = is_float ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53);
+  const double u_double = std::ldexp(1.0, -53);
+  const double tiny =
+      is_float ? double(std::numeric_limits<float>::min()) : std::numeric_limits<double>::min();
+  const double width = hi - lo, n = static_cast<double>(bins);
+  // In bin units (1 = one bin): the kernel's t = (x - lo) * scale takes about 6 roundings of T
+  // from the exact position (hi - lo in double then T, bins in T, the quotient, the difference,
+  // the product, the fraction), at most n: `estimate`, plus a flushed subnormal difference.
+  // An edge, k * step + lo in double then T, lies within a rounding of T and four of double of
+  // its exact place, at most max(|lo|, |hi|) + width: `edge`. A fraction at least
+  // estimate + edge from both borders is in its bin; twice that is kept as a guard.
+  const double estimate = 8 * u * n + 4 * tiny * scale;
+  const double edge =
+      (u + 8 * u_double) * (std::max(std::fabs(lo), std::fabs(hi)) + width) * n / width;
+  const double margin = 2 * (estimate + edge);
+  // Beyond a quarter bin (values far from 0 in few bins of a narrow range): every value takes
+  // the edge test.
+  return std::isfinite(margin) && margin < 0.25 ? margin : 2.0;
+}
+
 queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
                                 std::size_t value_size) {
   queue_temporary edges(q, (bins + 1) * value_size);
@@ -224,19 +248,23 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
         // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
         // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
         // rest of the work per value), moved down one below its lower edge or up one at or
-        // above its upper edge (not past the last bin, which holds hi). The clamp only keeps
-        // the loads in bounds.
+        // above its upper edge (not past the last bin, which holds hi). The edges are read only
+        // for estimates within `margin` of a bin border (histogram_margin), and without
+        // branches there: a table read for every value, or branches around the reads, made the
+        // pass twice as slow on a GPU (bench/results). The min keeps the reads in bounds and
+        // sends estimates at or past hi to the edge test.
         o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
-                     " hi, " + type + " scale, global const " + type + "* edges) {\n" +
-                     "  if (!(x >= lo && x <= hi)) return -1;\n" +
-                     "  long b = clamp((long)((x - lo) * scale), 0L, " + last + "L);\n" +
-                     "  if (x < edges[b]) return b - 1;\n" + "  if (b != " + last +
-                     " && x >= edges[b + 1]) return b + 1;\n" + "  return b;\n}\n";
+                     " hi, " + type + " scale, " + type + " margin, global const " + type +
+                     "* edges) {\n" + "  if (!(x >= lo && x <= hi)) return -1;\n" + "  const " +
+                     type + " t = (x - lo) * scale;\n" + "  const long b = min((long)t, " + last +
+                     "L);\n" + "  const " + type + " f = t - (" + type + ")b;\n" +
+                     "  if (f >= margin && f <= 1 - margin) return b;\n" +
+                     "  return b - (x < edges[b]) + (b != " + last + " && x >= edges[b + 1]);\n}\n";
         return std::make_shared<histogram_kernel>(
             weak_context(ctx),
-            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type +
-                " scale, global const " + type + "* edges",
-            "clforge_bin_of(x[i], lo, hi, scale, edges)", bins, o);
+            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale, " +
+                type + " margin, global const " + type + "* edges",
+            "clforge_bin_of(x[i], lo, hi, scale, margin, edges)", bins, o);
       });
   return *made;  // the context holds it
 }

@@ -97,6 +97,11 @@ CLFORGE_API const histogram_kernel& equal_width_histogram(const context& ctx,
                                                           std::size_t bins);
 CLFORGE_API void check_histogram_range(std::size_t bins, double lo, double hi);
 CLFORGE_API void check_histogram_scale(double width, double scale);
+/// How far from a bin border, in bins, the bin the kernel estimates for a value of [lo, hi]
+/// (value_size 4: float, 8: double) is certainly numpy's (no edge test needed): a bound on the
+/// roundings of the estimate and of the edges, doubled; 2 where that is beyond a quarter bin.
+CLFORGE_API double histogram_margin(std::size_t bins, double lo, double hi, double scale,
+                                    std::size_t value_size);
 /// numpy's bin edges of histogram() (see there) in a temporary of q, as float (`value_size` 4)
 /// or double (8); a clforge::error where two of them are equal (more bins than T resolves).
 CLFORGE_API queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
@@ -110,8 +115,11 @@ array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, 
   const T width = static_cast<T>(static_cast<double>(hi) - static_cast<double>(lo));
   const T scale = static_cast<T>(bins) / width;
   check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
+  const T margin =
+      static_cast<T>(histogram_margin(bins, static_cast<double>(lo), static_cast<double>(hi),
+                                      static_cast<double>(scale), sizeof(T)));
   const queue_temporary edges = histogram_edges(q, bins, lo, hi, sizeof(T));
-  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale, *edges);
+  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale, margin, *edges);
 }
 }  // namespace detail
 
