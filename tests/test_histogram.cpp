@@ -280,8 +280,22 @@ TEST(histogram, values_below_an_edge_count_where_numpy_counts_them) {
             numpy_b);
 }
 
-// Threads on their own queues, each with its own range and bins (each call uploads its edges
-// to a temporary of its queue), against the numpy rule.
+// The device keeps the edges of the last ranges asked for: more ranges than it keeps, one after
+// another and then the first again, each count numpy's bins.
+TEST(histogram, many_ranges_one_after_another_count_numpys_bins) {
+  for (int round = 0; round < 2; ++round)
+    for (int r = 0; r < 100; r += round == 0 ? 1 : 33) {
+      const float lo = -1.0f - 0.01f * float(r), hi = 1.0f + 0.003f * float(r);
+      const std::size_t bins = 10 + std::size_t(r % 3);  // three kernels to build
+      SCOPED_TRACE(testing::Message() << "bins=" << bins << " lo=" << lo << " hi=" << hi);
+      const std::vector<float> x = values_at_the_edges(bins, lo, hi, 500, unsigned(r));
+      EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), x), bins, lo, hi).to_host(q()),
+                numpy_histogram(x, bins, lo, hi));
+    }
+}
+
+// Threads on their own queues, each with its own range and bins (their edges made and kept by
+// the context as the calls come), against the numpy rule.
 TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
   constexpr int kThreads = 3;
   std::vector<std::string> failures(kThreads);

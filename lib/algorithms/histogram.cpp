@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -220,19 +222,46 @@ double histogram_margin(std::size_t bins, double lo, double hi, double scale,
   return std::isfinite(margin) && margin < 0.25 ? margin : 2.0;
 }
 
-queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
-                                std::size_t value_size) {
-  queue_temporary edges(q, (bins + 1) * value_size);
-  auto write = [&](const auto& values) {
-    translate_cl_errors([&] {
-      q.cl().enqueueWriteBuffer(*edges, CL_TRUE, 0, values.size() * value_size, values.data());
+namespace {
+// numpy's edges of the last (value type, bins, lo, hi) asked for, kept with the context and
+// shared by its queues (read-only once made): written on every call, they made the host wait
+// for the queue to drain before each histogram (a gap between calls).
+struct edge_tables {
+  static constexpr std::size_t max_tables = 64;
+  using key = std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>;
+  mutable std::mutex mutex;
+  mutable std::map<key, std::shared_ptr<const cl::Buffer>> tables;
+};
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+}  // namespace
+
+std::shared_ptr<const cl::Buffer> histogram_edges(const context& ctx, std::size_t bins, double lo,
+                                                  double hi, std::size_t value_size) {
+  const auto store = per_context_as<edge_tables>(ctx, "clforge.histograms", "edges",
+                                                 [] { return std::make_shared<edge_tables>(); });
+  const edge_tables::key key{value_size, bins, bits_of(lo), bits_of(hi)};
+  {
+    std::lock_guard<std::mutex> lock(store->mutex);
+    const auto found = store->tables.find(key);
+    if (found != store->tables.end()) return found->second;
+  }
+  auto make = [&](auto values) {
+    return translate_cl_errors([&] {
+      return std::make_shared<const cl::Buffer>(ctx.cl(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                values.size() * value_size, values.data());
     });
   };
-  if (value_size == sizeof(float))
-    write(numpy_edges<float>(bins, lo, hi));
-  else
-    write(numpy_edges<double>(bins, lo, hi));
-  return edges;
+  std::shared_ptr<const cl::Buffer> made = value_size == sizeof(float)
+                                               ? make(numpy_edges<float>(bins, lo, hi))
+                                               : make(numpy_edges<double>(bins, lo, hi));
+  std::lock_guard<std::mutex> lock(store->mutex);
+  if (store->tables.size() >= edge_tables::max_tables) store->tables.clear();
+  return store->tables.emplace(key, std::move(made)).first->second;
 }
 
 const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,

@@ -102,10 +102,12 @@ CLFORGE_API void check_histogram_scale(double width, double scale);
 /// roundings of the estimate and of the edges, doubled; 2 where that is beyond a quarter bin.
 CLFORGE_API double histogram_margin(std::size_t bins, double lo, double hi, double scale,
                                     std::size_t value_size);
-/// numpy's bin edges of histogram() (see there) in a temporary of q, as float (`value_size` 4)
-/// or double (8); a clforge::error where two of them are equal (more bins than T resolves).
-CLFORGE_API queue_temporary histogram_edges(const queue& q, std::size_t bins, double lo, double hi,
-                                            std::size_t value_size);
+/// numpy's bin edges of histogram() (see there) on the device, as float (`value_size` 4) or
+/// double (8), kept with the context for the last (type, bins, lo, hi) asked for; a
+/// clforge::error where two of them are equal (more bins than T resolves).
+CLFORGE_API std::shared_ptr<const cl::Buffer> histogram_edges(const context& ctx, std::size_t bins,
+                                                              double lo, double hi,
+                                                              std::size_t value_size);
 
 template <class T, class X>
 array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, T lo, T hi) {
@@ -118,7 +120,7 @@ array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, 
   const T margin =
       static_cast<T>(histogram_margin(bins, static_cast<double>(lo), static_cast<double>(hi),
                                       static_cast<double>(scale), sizeof(T)));
-  const queue_temporary edges = histogram_edges(q, bins, lo, hi, sizeof(T));
+  const auto edges = histogram_edges(q.ctx(), bins, lo, hi, sizeof(T));
   return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale, margin, *edges);
 }
 }  // namespace detail
