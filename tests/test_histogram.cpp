@@ -294,6 +294,24 @@ TEST(histogram, many_ranges_one_after_another_count_numpys_bins) {
     }
 }
 
+// Each context keeps its own edges: the same range on a second context, then a context made and
+// dropped between two calls of the first, count numpy's bins.
+TEST(histogram, contexts_keep_their_own_edges) {
+  const std::vector<float> x = values_at_the_edges(37, -4.0f, 5.5f, 2000, 37);
+  const std::vector<cl_uint> want = numpy_histogram(x, 37, -4.0f, 5.5f);
+  EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), x), 37, -4.0f, 5.5f).to_host(q()),
+            want);
+  {
+    cf::context other = cf::context::create_default();
+    cf::queue other_q(other);
+    EXPECT_EQ(cf::histogram(other_q, cf::array<float>::from_host(other_q, x), 37, -4.0f, 5.5f)
+                  .to_host(other_q),
+              want);
+  }
+  EXPECT_EQ(cf::histogram(q(), cf::array<float>::from_host(q(), x), 37, -4.0f, 5.5f).to_host(q()),
+            want);
+}
+
 // Threads on their own queues, each with its own range and bins (their edges made and kept by
 // the context as the calls come), against the numpy rule.
 TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
