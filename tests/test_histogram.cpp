@@ -188,6 +188,63 @@ TEST(histogram_kernel, array_views_count_the_elements_they_show) {
             numpy_histogram(every_other, 50, -1.0f, 1.0f));
 }
 
+// The (q, range, args...) form: ranges and slices with positive and negative steps, a range
+// without array arguments, empty ranges, a range past the array's end and views with ranges,
+// against the host loop over the same indices; accumulate takes the same forms.
+TEST(histogram_kernel, ranges_and_slices_count_the_indices_they_visit) {
+  std::mt19937 rng(12);
+  std::vector<cl_uint> x(40009);
+  for (cl_uint& v : x) v = rng();
+  auto d_x = cf::array<cl_uint>::from_host(q(), x);
+  const std::int64_t n = std::int64_t(x.size());
+  cf::histogram_kernel top_bits(ctx(), "global const uint* x", "x[i] >> 27", 32);
+  cf::histogram_kernel wide(ctx(), "global const uint* x", "x[i] >> 12", 1 << 20);  // atomics
+  auto host_counts = [&](std::int64_t first, std::int64_t step, std::int64_t count, int shift) {
+    std::vector<cl_uint> want(std::size_t(1) << (32 - shift), 0);
+    for (std::int64_t k = 0; k < count; ++k) ++want[x[std::size_t(first + k * step)] >> shift];
+    return want;
+  };
+  struct case_ {
+    cf::index_range r;
+    std::int64_t first, step, count;
+  };
+  const case_ cases[] = {{cf::range(n), 0, 1, n},
+                         {cf::range(3, 30001), 3, 1, 29998},
+                         {cf::range(5, n, 7), 5, 7, (n - 5 + 6) / 7},
+                         {cf::range(n - 1, -1, -3), n - 1, -3, (n + 2) / 3},
+                         {cf::slice(-1000, cf::slice_none), n - 1000, 1, 1000},
+                         {cf::slice(cf::slice_none, cf::slice_none, -1), n - 1, -1, n},
+                         {cf::slice(1, 2), 1, 1, 1},
+                         {cf::range(17, 17), 17, 1, 0},
+                         {cf::slice(10, 5), 10, 1, 0}};
+  for (const case_& c : cases) {
+    SCOPED_TRACE(testing::Message()
+                 << "first=" << c.first << " step=" << c.step << " count=" << c.count);
+    EXPECT_EQ(top_bits(q(), c.r, d_x).to_host(q()), host_counts(c.first, c.step, c.count, 27));
+    EXPECT_EQ(wide(q(), c.r, d_x).to_host(q()), host_counts(c.first, c.step, c.count, 12));
+    cf::array<cl_uint> counts = top_bits(q(), d_x);
+    top_bits.accumulate(q(), counts, c.r, d_x);
+    std::vector<cl_uint> want = host_counts(0, 1, n, 27);
+    const std::vector<cl_uint> part = host_counts(c.first, c.step, c.count, 27);
+    for (std::size_t b = 0; b < want.size(); ++b) want[b] += part[b];
+    EXPECT_EQ(counts.to_host(q()), want);
+  }
+  // A view with a range: the range counts in the view's indices.
+  const auto odd = d_x.view(1, cf::slice_none, 2);
+  EXPECT_EQ(top_bits(q(), cf::range(10, 5000, 3), odd).to_host(q()),
+            host_counts(1 + 2 * 10, 2 * 3, (5000 - 10 + 2) / 3, 27));
+  // No array argument: the range alone gives the indices.
+  cf::histogram_kernel by_index(ctx(), "", "(long)(i % 10)", 10);
+  std::vector<cl_uint> want_index(10, 0);
+  for (std::int64_t i = 1000; i > 3; i -= 4) ++want_index[std::size_t(i % 10)];
+  EXPECT_EQ(by_index(q(), cf::range(1000, 3, -4)).to_host(q()), want_index);
+  // A range past the array's end is refused before anything runs.
+  EXPECT_CLFORGE_ERROR(top_bits(q(), cf::range(0, n + 1), d_x),
+                       {"histogram_kernel", "largest index 40009"});
+  EXPECT_CLFORGE_ERROR(by_index(q(), cf::range(-5, 3)), {"histogram_kernel"});
+  EXPECT_CLFORGE_ERROR(by_index(q()), {"histogram_kernel", "no array argument", "range(n)"});
+}
+
 // ---- numpy.histogram's bins -------------------------------------------------------------------
 
 namespace {

@@ -26,7 +26,7 @@ struct histogram_state : template_state {
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
   program prog;
-  kernel k;
+  kernel k, k_strided;  // step 1; any step
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, bin_expr;
   histogram_options options;
@@ -71,19 +71,36 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
     copies *= 2;
 
   const std::string list = parameter_list(st->params);
-  st->prog = build_template(ctx, header, "histogram",
-                            {{"name", st->name},
-                             {"extensions", header.fp64_pragma},
-                             {"preamble", snippet(options.preamble)},
-                             {"user_parameters", list.empty() ? "" : list + ", "},
-                             {"bin_expr", snippet(bin_expr)}},
-                            options.build_options,
-                            {{"CLFORGE_BINS", std::to_string(bins)},
-                             {"CLFORGE_GROUP", std::to_string(st->group)},
-                             {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
-                             {"CLFORGE_COPIES", std::to_string(copies)},
-                             {"CLFORGE_UNROLL", std::to_string(policy.unroll)}});
+  const std::string user_parameters = list.empty() ? "" : list + ", ";
+  const std::string counted = snippet(bin_expr);
+  // The counting kernel twice: over the indices [0, n) (consecutive loads a CPU vectorises)
+  // and over first + k * step.
+  auto count_kernel = [&](const std::string& name, const std::string& index,
+                          const std::string& range_parameters) {
+    return template_file{"histogram_count",
+                         {{"name", name},
+                          {"user_parameters", user_parameters},
+                          {"index", index},
+                          {"range_parameters", range_parameters},
+                          {"bin_expr", counted}}};
+  };
+  st->prog =
+      build_template(ctx, st->who,
+                     {{"CLFORGE_BINS", std::to_string(bins)},
+                      {"CLFORGE_GROUP", std::to_string(st->group)},
+                      {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
+                      {"CLFORGE_COPIES", std::to_string(copies)},
+                      {"CLFORGE_UNROLL", std::to_string(policy.unroll)}},
+                     {{"histogram",
+                       {{"name", st->name},
+                        {"extensions", header.fp64_pragma},
+                        {"preamble", snippet(options.preamble)}}},
+                      count_kernel(st->name, "(k)", ""),
+                      count_kernel(st->name + "_strided", "(clforge_first + (k) * clforge_step)",
+                                   "ulong clforge_first, ulong clforge_step,")},
+                     options.build_options);
   st->k = st->prog.kernel(st->name);
+  st->k_strided = st->prog.kernel(st->name + "_strided");
   state_ = std::move(st);
 }
 
@@ -103,16 +120,16 @@ const std::vector<detail::parameter>& histogram_kernel::parameters() const {
   return state_->params;
 }
 
-array<cl_uint> histogram_kernel::count(const queue& q, std::size_t n,
+array<cl_uint> histogram_kernel::count(const queue& q, const detail::resolved_range& r,
                                        const detail::argument_list& bound) const {
   array<cl_uint> counts(q, state_->bins);
   counts.fill(q, 0);
   detail::order_point(q);
-  add(q, counts, n, bound);
+  add(q, counts, r, bound);
   return counts;
 }
 
-event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t n,
+event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail::resolved_range& r,
                             const detail::argument_list& bound) const {
   using namespace detail;
   const histogram_state& st = *state_;
@@ -121,17 +138,17 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t 
   if (counts.size() < st.bins)
     throw error(st.who + ": the counts array has " + std::to_string(counts.size()) +
                 " elements, the histogram " + std::to_string(st.bins) + " bins");
-  if (n > 0xffffffffu)
-    throw error(st.who + ": " + std::to_string(n) +
+  if (r.count > 0xffffffffu)
+    throw error(st.who + ": " + std::to_string(r.count) +
                 " indices; counts are 32-bit, so a call counts fewer than 2^32");
   if (auto retuned = st.retuned.get(st.stamp, st.ctx, [&] {
         // st.ctx, not q.ctx(): as for the view variants below.
         return std::make_shared<const histogram_kernel>(st.ctx, st.arguments, st.bin_expr, st.bins,
                                                         st.options);
       }))
-    return retuned->add(q, counts, n, bound);
-  if (st.check_lengths) bound.require_array_lengths(n, "the histogram over n indices");
-  if (n == 0) return {};
+    return retuned->add(q, counts, r, bound);
+  check_lengths(bound, r, st.check_lengths);
+  if (r.count == 0) return {};
   if (bound.has_views()) {
     const std::string pattern = bound.view_pattern();
     auto variant = st.views.get(pattern, [&] {
@@ -144,20 +161,24 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, std::size_t 
       return std::make_shared<const histogram_kernel>(st.ctx, v.arguments, v.snippets[0], st.bins,
                                                       o);
     });
-    return variant->add(q, counts, n, bound.expanding_views());
+    return variant->add(q, counts, r, bound.expanding_views());
   }
   // Each group a contiguous chunk of at least 32 elements per work-item: a group's fixed work
   // (clearing its local counts, adding them to the result with global atomics) pays off only
   // over enough elements (on the H100 a 2^22-element histogram took half the time with an
   // eighth of the groups; bench/results).
+  const std::size_t n = static_cast<std::size_t>(r.count);
   constexpr std::size_t min_per_item = 32;
   const std::size_t min_chunk = min_per_item * st.group;
   std::size_t groups = std::clamp<std::size_t>((n + min_chunk - 1) / min_chunk, 1, st.groups);
   const std::size_t chunk = (n + groups - 1) / groups;
   groups = (n + chunk - 1) / chunk;
+  const ndrange grid = ndrange(groups * st.group).with_local(st.group);
   order_point(q);
-  event e = q.launch(st.k, ndrange(groups * st.group).with_local(st.group), bound, cl_ulong(n),
-                     cl_ulong(chunk), counts.buffer());
+  event e = r.first == 0 && r.step == 1
+                ? q.launch(st.k, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
+                : q.launch(st.k_strided, grid, bound, cl_ulong(r.first), cl_ulong(r.step),
+                           cl_ulong(n), cl_ulong(chunk), counts.buffer());
   order_point(q);
   return e;
 }

@@ -3,6 +3,7 @@
 //
 //   cf::histogram_kernel top_byte(ctx, "global const uint* x", "x[i] >> 24", 256);
 //   cf::array<cl_uint> counts = top_byte(q, x);        // counts[b]: indices i with bin b
+//   cf::array<cl_uint> evens = top_byte(q, cf::slice(0, cf::slice_none, 2), x);
 //   cf::array<cl_uint> h = cf::histogram(q, values, 100, 0.0f, 1.0f);   // numpy's bins
 //
 // The bin expression is an integer expression over `i` (ulong) and the arguments; indices whose
@@ -25,6 +26,7 @@
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
 #include "clforge/queue.hpp"
+#include "clforge/range.hpp"
 
 namespace clforge {
 
@@ -54,24 +56,39 @@ class CLFORGE_API histogram_kernel {
   histogram_kernel(const context& ctx, const std::string& arguments, const std::string& bin_expr,
                    std::size_t bins, const histogram_options& options = {});
 
-  /// Counts over the length n of the first array argument into a new array of bins() counts.
+  /// Counts over the length of the first array argument into a new array of bins() counts.
   template <class... Args>
   array<cl_uint> operator()(const queue& q, const Args&... args) const {
     detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
     if (!bound.has_array())
-      throw error(who() + ": no array argument to take the length from; use run(q, n, ...)");
-    return count(q, bound.first_array_length(), bound);
+      throw error(who() + ": no array argument to take the length from; pass clforge::range(n)");
+    return count(q, detail::whole_range(bound.first_array_length()), bound);
   }
-  /// Counts over the indices [0, n).
+  /// Counts over the indices of an explicit clforge::range or clforge::slice.
+  template <class... Args>
+  array<cl_uint> operator()(const queue& q, const index_range& r, const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    return count(q, resolve(r, bound), bound);
+  }
+  /// Counts over the indices [0, n): the same as (q, clforge::range(n), args...).
   template <class... Args>
   array<cl_uint> run(const queue& q, std::size_t n, const Args&... args) const {
-    return count(q, n, detail::argument_list::bind(who(), parameters(), args...));
+    return count(q, detail::whole_range(n),
+                 detail::argument_list::bind(who(), parameters(), args...));
   }
   /// Adds the counts over [0, n) to `counts` (bins() elements), e.g. to accumulate.
   template <class... Args>
   event accumulate(const queue& q, array<cl_uint>& counts, std::size_t n,
                    const Args&... args) const {
-    return add(q, counts, n, detail::argument_list::bind(who(), parameters(), args...));
+    return add(q, counts, detail::whole_range(n),
+               detail::argument_list::bind(who(), parameters(), args...));
+  }
+  /// Adds the counts over the indices of a clforge::range or clforge::slice to `counts`.
+  template <class... Args>
+  event accumulate(const queue& q, array<cl_uint>& counts, const index_range& r,
+                   const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    return add(q, counts, resolve(r, bound), bound);
   }
 
   /// Number of bins.
@@ -84,8 +101,12 @@ class CLFORGE_API histogram_kernel {
  private:
   const std::string& who() const;
   const std::vector<detail::parameter>& parameters() const;
-  array<cl_uint> count(const queue& q, std::size_t n, const detail::argument_list& bound) const;
-  event add(const queue& q, array<cl_uint>& counts, std::size_t n,
+  detail::resolved_range resolve(const index_range& r, const detail::argument_list& bound) const {
+    return detail::resolve_range(r, bound.has_array(), bound.first_array_length(), who());
+  }
+  array<cl_uint> count(const queue& q, const detail::resolved_range& r,
+                       const detail::argument_list& bound) const;
+  event add(const queue& q, array<cl_uint>& counts, const detail::resolved_range& r,
             const detail::argument_list& bound) const;
   std::shared_ptr<const detail::histogram_state> state_;
 };
