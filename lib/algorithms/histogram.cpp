@@ -249,9 +249,9 @@ double histogram_margin(std::size_t bins, double lo, double hi, double scale,
 }
 
 namespace {
-// numpy's edges of the last (value type, bins, lo, hi) asked for, kept with the context and
-// shared by its queues (read-only once made): written on every call, they made the host wait
-// for the queue to drain before each histogram (a gap between calls).
+// numpy's edges per (value type, bins, lo, hi), kept with the context (up to max_tables, all
+// dropped when one more comes) and shared by its queues (read-only once made): written on every
+// call, they made the host wait for the queue to drain before each histogram.
 struct edge_tables {
   static constexpr std::size_t max_tables = 64;
   using key = std::tuple<std::size_t, std::size_t, std::uint64_t, std::uint64_t>;

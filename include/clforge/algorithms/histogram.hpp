@@ -124,8 +124,9 @@ CLFORGE_API void check_histogram_scale(double width, double scale);
 CLFORGE_API double histogram_margin(std::size_t bins, double lo, double hi, double scale,
                                     std::size_t value_size);
 /// numpy's bin edges of histogram() (see there) on the device, as float (`value_size` 4) or
-/// double (8), kept with the context for the last (type, bins, lo, hi) asked for; a
-/// clforge::error where two of them are equal (more bins than T resolves).
+/// double (8), made once per (type, bins, lo, hi) and kept with the context (up to 64 ranges;
+/// all are dropped when a 65th comes); a clforge::error where two of them are equal (more bins
+/// than T resolves).
 CLFORGE_API std::shared_ptr<const cl::Buffer> histogram_edges(const context& ctx, std::size_t bins,
                                                               double lo, double hi,
                                                               std::size_t value_size);
