@@ -3,12 +3,16 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
+#include <thread>
 
 namespace clforge::detail {
 
@@ -60,6 +64,45 @@ void remove_stale_temporaries(const std::string& dir,
       ::unlink(path.c_str());
   }
   ::closedir(listing);
+}
+
+file_claim::file_claim(const std::string& path, int wait_seconds) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(wait_seconds);
+  for (;;) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    bool locked = false;
+    for (int pause_ms = 1;; pause_ms = std::min(2 * pause_ms, 50)) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        locked = true;
+        break;
+      }
+      if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > give_up)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    }
+    if (!locked) {
+      ::close(fd);
+      return;
+    }
+    // The holder before us removed the file it held: ours is that file only if the path still
+    // names it; otherwise lock the one there now.
+    struct stat held {};
+    struct stat named {};
+    if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+        held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+      fd_ = fd;
+      path_ = path;
+      return;
+    }
+    ::close(fd);
+  }
+}
+
+file_claim::~file_claim() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());  // before the lock goes: a waiter then sees the file has gone
+  ::close(fd_);
 }
 
 }  // namespace clforge::detail

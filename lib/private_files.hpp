@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The files the library keeps for the user (the program cache's entries, the stored tuning
 // results): the directory, private to the user; whole-file writes through a temporary file
-// renamed into place, so readers see a whole file or none; and the removal of the temporaries a
-// killed process left behind. Runtime layer: lib/tuning uses it too.
+// renamed into place, so readers see a whole file or none; the removal of the temporaries a
+// killed process left behind; and claims that make the processes of the user take turns.
+// Runtime layer: lib/tuning uses it too.
 #pragma once
 
 #include <ctime>
@@ -33,5 +34,22 @@ bool write_file_atomically(const std::string& path, const std::string& bytes,
 void remove_stale_temporaries(const std::string& dir,
                               const std::function<bool(const std::string&)>& is_temporary,
                               std::time_t max_age_seconds);
+
+/// A turn at something every process of the user may do at once (build one program into the
+/// cache, rewrite the tuned results): an flock on the lock file `path`, which the holder removes
+/// when done. Best effort: where no lock file can be made, or the holder keeps it longer than
+/// `wait_seconds`, the claim is not held (held() is false) and the caller goes ahead without it.
+class file_claim {
+ public:
+  file_claim(const std::string& path, int wait_seconds);
+  ~file_claim();
+  file_claim(const file_claim&) = delete;
+  file_claim& operator=(const file_claim&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
 
 }  // namespace clforge::detail

@@ -9,7 +9,7 @@
 // files. While a process builds a program it holds an flock on `<key>.clbin.lock` (removed when
 // it is done): other processes of the user wait for its entry instead of building the same
 // program at the same moment, which PoCL's shared kernel cache does not survive (see
-// build_claim). An entry is used only if it is a regular file owned by this
+// program_cache::build). An entry is used only if it is a regular file owned by this
 // user, not writable by group or others, of the exact size, with the expected key and a good
 // checksum, and if the driver then builds it; anything else is deleted and rebuilt from source.
 #include "program_cache.hpp"
@@ -59,7 +59,8 @@ constexpr std::uint64_t kMaxEntryBytes = std::uint64_t(256) << 20;
 // A temporary or lock file this old was left by a process killed between write and rename, or
 // while it built.
 constexpr std::time_t kStaleTemporarySeconds = 10 * 60;
-// How long a build waits for another process that builds the same program (see build_claim).
+// How long a build waits for another process that builds the same program (see file_claim):
+// PoCL's kernel cache does not survive two processes building one program at once.
 constexpr int kClaimWaitSeconds = 120;
 
 bool env_is_off(const char* name) {
@@ -96,61 +97,6 @@ std::uint64_t entry_checksum(const cache_key& key, const char* binary, std::size
   XXH3_freeState(state);
   return sum;
 }
-
-// The right to build one program into the cache directory, across the processes of the user:
-// an flock on `path`, which its holder removes when done. PoCL's kernel cache (one directory
-// for every process of the user) crashed a process reading a program's binaries while another
-// process wrote the same program's files (readdir on a directory that had gone), and failed
-// builds of valid programs (program.bc replaced under it); processes starting at once with an
-// empty cache built every program together. With the claim one builds, the others then load
-// its entry. Best effort: when no lock file can be made, or the holder takes longer than
-// kClaimWaitSeconds, the build goes ahead without it.
-class build_claim {
- public:
-  explicit build_claim(const std::string& path) {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(kClaimWaitSeconds);
-    for (;;) {
-      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0) return;
-      bool locked = false;
-      for (int pause_ms = 1;; pause_ms = std::min(2 * pause_ms, 50)) {
-        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-          locked = true;
-          break;
-        }
-        if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > give_up)
-          break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
-      }
-      if (!locked) {
-        ::close(fd);
-        return;
-      }
-      // The holder before us removed the file it held: ours is that file only if the path still
-      // names it; otherwise lock the one there now.
-      struct stat held {};
-      struct stat named {};
-      if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
-          held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
-        fd_ = fd;
-        path_ = path;
-        return;
-      }
-      ::close(fd);
-    }
-  }
-  ~build_claim() {
-    if (fd_ < 0) return;
-    ::unlink(path_.c_str());  // before the lock goes: a waiter then sees the file has gone
-    ::close(fd_);
-  }
-  build_claim(const build_claim&) = delete;
-  build_claim& operator=(const build_claim&) = delete;
-
- private:
-  int fd_ = -1;
-  std::string path_;
-};
 
 bool dump_source_enabled() {
   const char* v = std::getenv("CLFORGE_DUMP_SOURCE");
@@ -461,9 +407,13 @@ program program_cache::build(const std::string& source, const std::string& optio
     std::lock_guard<std::mutex> lock(mutex_);
     dir = directory_;
   }
-  std::optional<build_claim> claim;
+  std::optional<file_claim> claim;
   if (!dir.empty()) {
-    claim.emplace(dir + "/" + key.hex() + ".clbin.lock");
+    // PoCL's kernel cache (one directory for every process of the user) crashed a process
+    // reading a program's binaries while another wrote the same program's files, and failed
+    // builds of valid programs; processes starting at once with an empty cache built every
+    // program together. With the claim one builds, the others then load its entry.
+    claim.emplace(dir + "/" + key.hex() + ".clbin.lock", kClaimWaitSeconds);
     built = load_from_disk(key, source, options);
   }
   const bool compiled = !built;

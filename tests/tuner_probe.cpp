@@ -2,7 +2,9 @@
 // A second process for the tuner tests (test_tuner.cpp):
 //   tuner_probe [--driver D] show            prints the elementwise policy the templates get
 //   tuner_probe [--driver D] store SETTINGS  stores SETTINGS as the elementwise result
-//   tuner_probe tune TAG                     tunes saxpy briefly, then stores 20 entries of its own
+//   tuner_probe tune TAG                     tunes saxpy briefly, then stores 100 entries of its
+//   own
+//                                          (TAG/2^0 .. TAG/2^99), one store each
 // --driver files results as if the driver version were D (a simulated driver update).
 #include <cstdio>
 #include <cstring>
@@ -40,7 +42,7 @@ int main(int argc, char** argv) try {
     opt.threads = 1;
     opt.repetitions = 2;
     cf::tuner::tune_template(q, "saxpy", 4096, opt, true);
-    for (int k = 0; k < 20; ++k)
+    for (int k = 0; k < 100; ++k)
       cf::detail::store_tuned(
           ctx.info(), {{"elementwise", std::string(argv[at + 1]) + "/2^" + std::to_string(k),
                         "kind=gpu,group=64", 2e-3, 1e-3}});

@@ -36,6 +36,9 @@ namespace {
 
 constexpr const char* kMagicLine = "clforge tuned results 1";
 constexpr std::size_t kMaxFileBytes = std::size_t(1) << 20;
+// How long a store waits for another process's store (a read, a merge and a small write) before
+// it writes without its turn.
+constexpr int kStoreWaitSeconds = 30;
 
 std::mutex& store_mutex() {
   static std::mutex m;
@@ -256,8 +259,12 @@ void store_tuned(const device_info& info, const std::vector<tuned_entry>& entrie
       },
       10 * 60);
   const std::string key = tuned_device_key(info);
-  static std::mutex writing;  // this process's writers merge one after the other
+  // Writers merge one after the other, those of this process and those of others: two
+  // processes that read the same file and each wrote it back with their own entries added lost
+  // the entries of the first to write.
+  static std::mutex writing;
   std::lock_guard<std::mutex> lock(writing);
+  const file_claim turn(path + ".lock", kStoreWaitSeconds);
   // Merge with what is there now (another process may have stored other templates).
   std::vector<tuned_entry> merged = load_path(path, key);
   for (const tuned_entry& e : entries) {

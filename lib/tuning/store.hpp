@@ -8,7 +8,8 @@
 //   checksum <XXH3-64 of every line above, hex>
 //
 // named tuned-<XXH3-64 of the device key>.txt. Written to a temporary file and renamed into
-// place (readers see a whole file or none). Read only when it is a regular file owned by this
+// place (readers see a whole file or none); each store merges its entries into the file while
+// it holds a file_claim on tuned-<hash>.txt.lock, so concurrent stores keep every entry. Read only when it is a regular file owned by this
 // user, not writable by group or others, under 1 MiB, with a good checksum and exactly this
 // device's key; anything else is ignored, said once per process on stderr.
 #pragma once
