@@ -25,6 +25,21 @@ static inline uint cell_of(float x, float y, uint cells) {
   return (uint)(y * cells) * cells + (uint)(x * cells);
 }
 )";
+
+// What sorting the elements at the indices `at` (in that order) among themselves by key(index)
+// leaves in `values`: the j-th index receives the j-th element in key order, ties in the order
+// of `at`.
+template <class Key>
+std::vector<cl_uint> sorted_at(const std::vector<cl_uint>& values,
+                               const std::vector<std::int64_t>& at, Key key) {
+  std::vector<std::size_t> order(at.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(at[a]) < key(at[b]); });
+  std::vector<cl_uint> out = values;
+  for (std::size_t j = 0; j < at.size(); ++j) out[at[j]] = values[at[order[j]]];
+  return out;
+}
 }  // namespace
 
 TEST(radix_sort_kernel, particles_by_cell_three_arrays_move_together) {
@@ -112,21 +127,12 @@ TEST(radix_sort_kernel, array_views_are_sorted_in_place) {
                              : d_p.view(cf::slice_none, cf::slice_none, step);
     ASSERT_EQ(vk.size(), vp.size());
     // The host reference: the view's positions, stably sorted by key.
-    std::vector<std::size_t> at(vk.size());
-    for (std::size_t j = 0; j < at.size(); ++j)
-      at[j] = std::size_t(vk.first() + std::int64_t(j) * vk.step());
-    std::vector<std::size_t> order(at.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return keys[at[a]] < keys[at[b]]; });
-    std::vector<cl_uint> want_k = keys, want_p = payload;
-    for (std::size_t j = 0; j < at.size(); ++j) {
-      want_k[at[j]] = keys[at[order[j]]];
-      want_p[at[j]] = payload[at[order[j]]];
-    }
+    std::vector<std::int64_t> at(vk.size());
+    for (std::size_t j = 0; j < at.size(); ++j) at[j] = vk.first() + std::int64_t(j) * vk.step();
+    auto key = [&](std::int64_t i) { return keys[i]; };
     by_key(q(), vk, vp);
-    EXPECT_EQ(d_k.to_host(q()), want_k);
-    EXPECT_EQ(d_p.to_host(q()), want_p);
+    EXPECT_EQ(d_k.to_host(q()), sorted_at(keys, at, key));
+    EXPECT_EQ(d_p.to_host(q()), sorted_at(payload, at, key));
   }
 
   // A key that reads a view it does not permute: sort whole indices by every other weight.
@@ -225,6 +231,77 @@ void check_float_keys(unsigned key_bits) {
   }
 }
 }  // namespace
+
+TEST(radix_sort_kernel, ranges_and_slices_sort_the_indices_they_visit) {
+  // Keys from two arrays at i (one not permuted, longer) and n, the number of indices visited:
+  // the range's i and n reach the snippet. The permuted arrays are of different lengths, both
+  // holding every index visited.
+  const std::int64_t len = 3001;
+  std::mt19937 rng(21);
+  std::vector<cl_uint> keys(len), payload(len + 10), bias(len + 5);
+  for (cl_uint& k : keys) k = rng() % 300;
+  for (cl_uint& b : bias) b = rng() % 3;
+  std::iota(payload.begin(), payload.end(), 0u);
+  for (cf::sort_algorithm alg : {cf::sort_algorithm::onesweep, cf::sort_algorithm::chunked}) {
+    cf::radix_sort_options o;
+    o.algorithm = alg;
+    cf::radix_sort_kernel by_key(ctx(), "global uint* k, global const uint* b, global uint* p",
+                                 "k[i] + b[i] + (uint)(n % 2)", {"k", "p"}, 10, o);
+    const std::int64_t none = cf::slice_none;
+    const std::vector<cf::index_range> ranges = {
+        cf::range(len),        cf::range(len - 1),        cf::range(1, len),
+        cf::range(5, 2000, 3), cf::range(len - 1, 0, -7), cf::range(0),
+        cf::range(7, 8),       cf::range(10, 3),          cf::slice(none, none, -1),
+        cf::slice(-100, none), cf::slice(1, none, 2),     cf::slice(-1, -len - 5, -1000)};
+    for (const cf::index_range& r : ranges) {
+      SCOPED_TRACE(testing::Message() << "alg=" << int(alg) << " slice=" << r.is_slice << " start="
+                                      << r.start << " stop=" << r.stop << " step=" << r.step);
+      // The host reference: the indices the range visits, stably sorted by key.
+      std::vector<std::int64_t> at;
+      if (!r.is_slice) {
+        for (std::int64_t i = r.start; r.step > 0 ? i < r.stop : i > r.stop; i += r.step)
+          at.push_back(i);
+      } else {
+        auto clamp = [&](std::int64_t v, std::int64_t dflt) {
+          if (v == none) return dflt;
+          if (v < 0) v += len;
+          const std::int64_t lo = r.step > 0 ? 0 : -1, hi = r.step > 0 ? len : len - 1;
+          return std::clamp(v, lo, hi);
+        };
+        const std::int64_t b = clamp(r.start, r.step > 0 ? 0 : len - 1);
+        const std::int64_t e = clamp(r.stop, r.step > 0 ? len : -1);
+        for (std::int64_t i = b; r.step > 0 ? i < e : i > e; i += r.step) at.push_back(i);
+      }
+      const cl_uint n = cl_uint(at.size());
+      auto key = [&](std::int64_t i) { return keys[i] + bias[i] + n % 2; };
+      auto d_k = cf::array<cl_uint>::from_host(q(), keys);
+      auto d_b = cf::array<cl_uint>::from_host(q(), bias);
+      auto d_p = cf::array<cl_uint>::from_host(q(), payload);
+      by_key(q(), r, d_k, d_b, d_p);
+      EXPECT_EQ(d_k.to_host(q()), sorted_at(keys, at, key));
+      EXPECT_EQ(d_p.to_host(q()), sorted_at(payload, at, key));
+    }
+  }
+
+  // A range over array views: the indices count in the views.
+  cf::radix_sort_kernel by_key(ctx(), "global uint* k, global uint* p", "k[i]", {"k", "p"}, 10);
+  auto d_k = cf::array<cl_uint>::from_host(q(), keys);
+  auto d_p = cf::array<cl_uint>::from_host(q(), payload);
+  const auto vk = d_k.view(1, cf::slice_none, 2);  // indices 1, 3, 5, ... of the arrays
+  const auto vp = d_p.view(1, cf::slice_none, 2);
+  by_key(q(), cf::range(3, 900, 4), vk, vp);  // view positions 3, 7, ...: array 7, 15, ...
+  std::vector<std::int64_t> at;
+  for (std::int64_t j = 3; j < 900; j += 4) at.push_back(1 + 2 * j);
+  auto key = [&](std::int64_t i) { return keys[i]; };
+  EXPECT_EQ(d_k.to_host(q()), sorted_at(keys, at, key));
+  EXPECT_EQ(d_p.to_host(q()), sorted_at(payload, at, key));
+
+  // A range past a permuted array is refused before anything runs.
+  auto small = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>(100, 1));
+  EXPECT_CLFORGE_ERROR(by_key(q(), cf::range(0, 200), d_k, small),
+                       {"indices up to 199", "p has 100 elements"});
+  EXPECT_EQ(small.to_host(q()), std::vector<cl_uint>(100, 1));
+}
 
 TEST(radix_sort_kernel, float_keys_sort_by_their_total_order) {
   check_float_keys<float>(32);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // radix_sort_kernel (kernels/sort_key.cl, kernels/sort_store.cl): the keys of a user's
-// expression, sorted by radix_sort, and the arrays they permute moved into place.
+// expression, sorted by radix_sort, and the arrays they permute moved into place. Calls with
+// array views or a range (other than [0, n) of whole arrays) use variants built on first use.
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -21,24 +22,27 @@ struct radix_sort_state : template_state {
   sort_scratch* scratch = nullptr;
   program prog;
   kernel keys32, keys64, permute32, permute64, store;
-  // What calls passing array views are generated from (view_variants.hpp); a variant moves its
-  // arrays back with the store kernel (whole arrays are copied).
+  // What the variants are generated from (view_variants.hpp): for array views, and for ranges
+  // (indices first + k * step, taken by every kernel). A variant moves its arrays back with the
+  // store kernel (whole arrays are copied).
   std::string arguments, key_expr;
   radix_sort_options options;
   bool is_variant = false;
-  mutable view_variant_cache<radix_sort_state> views;
+  bool strided = false;
+  mutable view_variant_cache<radix_sort_state> variants;
 };
 
 namespace {
 
 /// Checks the arguments and builds the kernels; for a non-empty `view_pattern`, the variant
-/// whose parameters and snippets take views in the pattern's places.
+/// whose parameters and snippets take views in the pattern's places; `strided`, the variant
+/// over the indices first + k * step.
 std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std::string& arguments,
                                                    const std::string& key_expr,
                                                    const std::vector<std::string>& sort_by,
                                                    unsigned key_bits,
                                                    const radix_sort_options& options,
-                                                   const std::string& view_pattern) {
+                                                   const std::string& view_pattern, bool strided) {
   auto st = std::make_shared<radix_sort_state>();
   const template_header header =
       st->start(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
@@ -68,7 +72,8 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   st->arguments = arguments;
   st->key_expr = key_expr;
   st->options = options;
-  st->is_variant = !view_pattern.empty();
+  st->is_variant = !view_pattern.empty() || strided;
+  st->strided = strided;
 
   std::string moved_parameters, moves, stores;
   for (std::size_t j = 0; j < st->sorted.size(); ++j) {
@@ -76,10 +81,10 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
     const std::string moved = "clforge_moved_" + std::to_string(j);
     moved_parameters += ", global " + p.type + "* " + moved;
     moves += moved + "[clforge_i] = " + p.name + "[clforge_from];\n  ";
-    stores += p.name + "[clforge_i] = " + moved + "[clforge_i];\n  ";
+    stores += p.name + "[clforge_to] = " + moved + "[clforge_i];\n  ";
   }
   std::string list = parameter_list(st->params), key = key_expr;
-  if (st->is_variant) {
+  if (!view_pattern.empty()) {
     const view_variant_source v = rewrite_for_views(
         st->params, view_pattern, {key_expr, moves, stores}, options.preamble, st->who);
     list = v.arguments;
@@ -88,8 +93,10 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
     stores = v.snippets[2];
   }
   const std::string user_parameters = list.empty() ? "" : list + ", ";
+  const std::string index = strided ? "(clforge_first + (k) * clforge_step)" : "(k)";
+  const std::string range_parameters = strided ? "ulong clforge_first, ulong clforge_step," : "";
   std::vector<template_file> files;
-  for (const char* index : {"uint", "ulong"}) {
+  for (const char* index_type : {"uint", "ulong"}) {
     const bool first = files.empty();
     const std::string suffix = first ? "32" : "64";
     files.push_back({"sort_key",
@@ -99,9 +106,11 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                       {"keys_name", st->name + "_keys" + suffix},
                       {"permute_name", st->name + "_permute" + suffix},
                       {"user_parameters", user_parameters},
+                      {"index", index},
+                      {"range_parameters", range_parameters},
                       {"key_type", st->key.name},
                       {"key_bits", std::to_string(key_bits)},
-                      {"index_type", index},
+                      {"index_type", index_type},
                       {"key_expr", snippet(key)},
                       {"moved_parameters", moved_parameters},
                       {"moves", moves}}});
@@ -111,6 +120,8 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                      {{"name", st->name},
                       {"store_name", st->name + "_store"},
                       {"user_parameters", user_parameters},
+                      {"index", index},
+                      {"range_parameters", range_parameters},
                       {"moved_parameters", moved_parameters},
                       {"stores", stores}}});
   try {
@@ -155,7 +166,8 @@ radix_sort_kernel::radix_sort_kernel(const context& ctx, const std::string& argu
                                      const std::string& key_expr,
                                      const std::vector<std::string>& sort_by, unsigned key_bits,
                                      const radix_sort_options& options)
-    : state_(detail::build_radix_sort(ctx, arguments, key_expr, sort_by, key_bits, options, "")) {}
+    : state_(detail::build_radix_sort(ctx, arguments, key_expr, sort_by, key_bits, options, "",
+                                      false)) {}
 
 const std::string& radix_sort_kernel::source() const {
   return state_->prog.source();
@@ -170,16 +182,23 @@ const std::vector<detail::parameter>& radix_sort_kernel::parameters() const {
 namespace detail {
 namespace {
 
-// Keys, sort, the moves into temporaries and back (copies, or a variant's store kernel).
+// Keys, sort, the moves into temporaries and back (copies, or a variant's store kernel), over
+// the r.count indices of `r` (a strided variant's kernels take r.first and r.step first).
 event sort_and_move(const queue& q, const radix_sort_state& st, const argument_list& bound,
-                    std::size_t n, const std::vector<std::size_t>& sizes) {
+                    const resolved_range& r, const std::vector<std::size_t>& sizes) {
+  const std::size_t n = static_cast<std::size_t>(r.count);
   const bool wide = n > 0xffffffffu;
   const std::size_t index_size = wide ? sizeof(cl_ulong) : sizeof(cl_uint);
   const queue_temporary keys(q, n * st.key.bits / 8);
   const queue_temporary index(q, n * index_size);
+  auto launch = [&](const kernel& k, const auto&... extra) {
+    return st.strided ? q.launch(k, ndrange(n), bound, cl_ulong(r.first), cl_ulong(r.step),
+                                 cl_ulong(n), extra...)
+                      : q.launch(k, ndrange(n), bound, cl_ulong(n), extra...);
+  };
 
   order_point(q);
-  q.launch(wide ? st.keys64 : st.keys32, ndrange(n), bound, cl_ulong(n), *keys, *index);
+  launch(wide ? st.keys64 : st.keys32, *keys, *index);
   order_point(q);
   sort_options o;
   o.end_bit = st.key_bits;
@@ -191,11 +210,11 @@ event sort_and_move(const queue& q, const radix_sort_state& st, const argument_l
   for (std::size_t k : st.sorted) moved.emplace_back(q, n * sizes[k]);
   std::vector<cl::Buffer> targets;
   for (const queue_temporary& buffer : moved) targets.push_back(*buffer);
-  q.launch(wide ? st.permute64 : st.permute32, ndrange(n), bound, cl_ulong(n), *index, targets);
+  launch(wide ? st.permute64 : st.permute32, *index, targets);
   order_point(q);
   event last;
   if (st.is_variant) {
-    last = q.launch(st.store, ndrange(n), bound, cl_ulong(n), targets);
+    last = launch(st.store, targets);
   } else {
     for (std::size_t j = 0; j < moved.size(); ++j) {
       const cl::Buffer target(bound.memory(st.sorted[j]), /*retainObject=*/true);
@@ -210,31 +229,47 @@ event sort_and_move(const queue& q, const radix_sort_state& st, const argument_l
 }  // namespace detail
 
 event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
-                             const std::vector<std::size_t>& lengths,
+                             const index_range* range, const std::vector<std::size_t>& lengths,
                              const std::vector<std::size_t>& sizes) const {
   using namespace detail;
   const radix_sort_state& st = *state_;
   if (q.ctx().identity() != st.ctx.identity())
     throw error(st.who + ": the queue belongs to another context than the kernel");
-  const std::size_t n = lengths[st.sorted[0]];
   for (std::size_t k : st.sorted)
-    if (lengths[k] != n || sizes[k] == 0)
-      throw error(st.who + ": the permuted arrays must be arrays or array views of one length; " +
-                  st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
-                  st.params[k].name + " " + std::to_string(lengths[k]));
-  if (n == 0) return {};
-  if (bound.has_views()) {
-    const std::string pattern = bound.view_pattern();
-    const auto variant = st.views.get(pattern, [&] {
-      std::vector<std::string> sort_by;
-      for (std::size_t k : st.sorted) sort_by.push_back(st.params[k].name);
-      // st.ctx, as the kernel holds it (a handle that may not keep the context alive).
-      return std::shared_ptr<const radix_sort_state>(build_radix_sort(
-          st.ctx, st.arguments, st.key_expr, sort_by, st.key_bits, st.options, pattern));
-    });
-    return sort_and_move(q, *variant, bound.expanding_views(), n, sizes);
+    if (sizes[k] == 0)
+      throw error(st.who + ": " + st.params[k].name +
+                  " is permuted, so it must be passed an array or array view");
+  const std::size_t n = lengths[st.sorted[0]];
+  resolved_range r = whole_range(n);
+  if (range) {
+    r = resolve_range(*range, bound.has_array(), bound.first_array_length(), st.who);
+    for (std::size_t k : st.sorted)
+      if (r.count > 0 && lengths[k] < r.end_index)
+        throw error(st.who + ": the range visits indices up to " + std::to_string(r.end_index - 1) +
+                    ", but " + st.params[k].name + " has " + std::to_string(lengths[k]) +
+                    " elements");
+  } else {
+    for (std::size_t k : st.sorted)
+      if (lengths[k] != n)
+        throw error(st.who + ": the permuted arrays must be arrays or array views of one length; " +
+                    st.params[st.sorted[0]].name + " has " + std::to_string(n) + " elements, " +
+                    st.params[k].name + " " + std::to_string(lengths[k]));
   }
-  return sort_and_move(q, st, bound, n, sizes);
+  if (r.count == 0) return {};
+  // The kernels built at construction serve whole arrays, every index once, in order.
+  const bool strided = !(r.first == 0 && r.step == 1 &&
+                         std::all_of(st.sorted.begin(), st.sorted.end(),
+                                     [&](std::size_t k) { return lengths[k] == r.count; }));
+  if (!strided && !bound.has_views()) return sort_and_move(q, st, bound, r, sizes);
+  const std::string pattern = bound.has_views() ? bound.view_pattern() : "";
+  const auto variant = st.variants.get((strided ? "strided " : "whole ") + pattern, [&] {
+    std::vector<std::string> sort_by;
+    for (std::size_t k : st.sorted) sort_by.push_back(st.params[k].name);
+    // st.ctx, as the kernel holds it (a handle that may not keep the context alive).
+    return std::shared_ptr<const radix_sort_state>(build_radix_sort(
+        st.ctx, st.arguments, st.key_expr, sort_by, st.key_bits, st.options, pattern, strided));
+  });
+  return sort_and_move(q, *variant, bound.has_views() ? bound.expanding_views() : bound, r, sizes);
 }
 
 }  // namespace clforge

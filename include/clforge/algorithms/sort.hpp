@@ -45,6 +45,7 @@
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
 #include "clforge/queue.hpp"
+#include "clforge/range.hpp"
 
 namespace clforge {
 
@@ -312,7 +313,20 @@ class CLFORGE_API radix_sort_kernel {
   template <class... Args>
   event operator()(const queue& q, const Args&... args) const {
     detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
-    return run(q, bound, {detail::sort_argument_length(args)...},
+    return run(q, bound, nullptr, {detail::sort_argument_length(args)...},
+               {detail::sort_element_size(args)...});
+  }
+
+  /// Sorts only the elements at the indices of a clforge::range or clforge::slice (a slice of
+  /// the first array argument's length), among themselves: the k-th index visited receives the
+  /// k-th element in key order (ties in the order visited), the other elements stay. `i` in the
+  /// key expression is the index visited, `n` the number of them. The permuted arrays must hold
+  /// every index visited; the first call with a range other than all of them, in order, builds
+  /// a variant of the kernels.
+  template <class... Args>
+  event operator()(const queue& q, const index_range& r, const Args&... args) const {
+    detail::argument_list bound = detail::argument_list::bind(who(), parameters(), args...);
+    return run(q, bound, &r, {detail::sort_argument_length(args)...},
                {detail::sort_element_size(args)...});
   }
 
@@ -322,7 +336,8 @@ class CLFORGE_API radix_sort_kernel {
  private:
   const std::string& who() const;
   const std::vector<detail::parameter>& parameters() const;
-  event run(const queue& q, const detail::argument_list& bound,
+  // `range` null: every index of the permuted arrays, which have one length.
+  event run(const queue& q, const detail::argument_list& bound, const index_range* range,
             const std::vector<std::size_t>& lengths, const std::vector<std::size_t>& sizes) const;
   std::shared_ptr<const detail::radix_sort_state> state_;
 };
