@@ -170,6 +170,20 @@ TEST(tuner, finds_the_one_fast_value_of_a_small_space) {
   EXPECT_GT(r.speedup(), 1.0);
 }
 
+TEST(tuner, a_spent_budget_still_tries_one_batch) {
+  // A budget that the baseline alone uses up (a slow first build on a loaded host): one batch of
+  // candidates still runs, and nothing after it.
+  private_cache cache;
+  spin_data d(2048);
+  cf::tuner::options o = quick();
+  o.budget_seconds = 1e-9;
+  o.threads = 2;
+  const cf::tuner::result r =
+      cf::tuner::tune(queue(), spin_space(d, {"0", "1", "2", "3", "4", "5"}, {"0"}), o);
+  EXPECT_EQ(r.tried, 2u);
+  EXPECT_FALSE(r.exhaustive);
+}
+
 TEST(tuner, rejects_a_candidate_with_wrong_output_however_fast) {
   private_cache cache;
   spin_data d(1024);

@@ -61,7 +61,8 @@ struct progress {
 
 /// How to search.
 struct options {
-  /// Wall-clock budget for the whole search, in seconds (building, checking and timing).
+  /// Wall-clock budget for the whole search, in seconds (building, checking and timing). The
+  /// baseline and one batch of candidates (`threads` of them) run even where they take longer.
   double budget_seconds = 30;
   /// Build threads; 0: one per core (std::thread::hardware_concurrency).
   unsigned threads = 0;

@@ -171,7 +171,9 @@ class searcher {
   bool evaluate_all(const std::vector<index_point>& points, double limit) {
     std::size_t next = 0;
     while (next < points.size()) {
-      if (out_of_time(limit)) return false;
+      // The first batch runs even past the budget: a search that tried nothing but the
+      // baseline (a slow first build on a loaded host) would answer nothing.
+      if (out_of_time(limit) && result_.tried > 0) return false;
       std::vector<candidate> batch;
       while (next < points.size() && batch.size() < threads_) {
         const tuner::point p = to_point(space_, points[next++]);
