@@ -141,7 +141,7 @@ TEST_F(concurrency, threads_share_a_context_programs_kernels_and_the_pool) {
 }
 
 // Generated templates shared by threads: one histogram_kernel and one radix_sort_kernel whose
-// view variants are first built while other threads use them, the context's cached random
+// view and range variants are first built while other threads use them, the context's cached random
 // generators and reductions of expressions, and copy_if; on queues of their own and one queue
 // shared by the odd threads. Every result against a host reference (random numbers against the
 // same call made before the threads start).
@@ -196,6 +196,24 @@ TEST_F(concurrency, threads_share_generated_templates_and_their_view_variants) {
             ++failures;
             break;
           }
+
+        // the same kernel over a range (its strided variant): indices 2, 5, 8, ... of whole
+        // arrays sorted among themselves, the others left
+        std::vector<std::size_t> at;
+        for (std::size_t i = 2; i < n; i += 3) at.push_back(i);
+        std::vector<std::size_t> order(at.size());
+        for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return keys[at[a]] < keys[at[b]]; });
+        std::vector<cl_uint> want_rk = keys, want_rp = payload;
+        for (std::size_t j = 0; j < at.size(); ++j) {
+          want_rk[at[j]] = keys[at[order[j]]];
+          want_rp[at[j]] = payload[at[order[j]]];
+        }
+        auto rk = cf::array<cl_uint>::from_host(q, keys);
+        auto rp = cf::array<cl_uint>::from_host(q, payload);
+        by_key(q, cf::range(2, static_cast<std::int64_t>(n), 3), rk, rp);
+        if (rk.to_host(q) != want_rk || rp.to_host(q) != want_rp) ++failures;
 
         // random numbers: the same as before the threads started
         cf::array<float> r(q, kRandom);
