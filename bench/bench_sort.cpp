@@ -2,7 +2,8 @@
 // Sorting and histograms: clforge::sort / sort_by_key of uint32 keys (and uint32 values) and
 // clforge::histogram of floats into 256 bins, against std::sort and an OpenMP LSD radix sort
 // (8-bit digits, parallel: per pass a histogram per thread, a scan of the (digit, thread) table,
-// a scatter per thread) and an OpenMP histogram (per-thread counts, summed) on CPU devices.
+// a scatter per thread) and OpenMP histograms (per-thread counts, summed; one estimating the bin,
+// one with numpy's exact bins as clforge::histogram counts them) on CPU devices.
 //
 // Bytes per element count the keys only (4 for sort, 8 for key-value: key and value), so the
 // GB/s column divided by 4 or 8 is GKeys/s. Each timed run first restores the unsorted input
@@ -202,6 +203,47 @@ run_fn openmp_histogram(std::size_t n) {
     });
   };
 }
+
+// The same job as clforge::histogram: numpy's bins exactly (the estimate, then moved by one where
+// the value lies below its bin's edge or at the next; the edges np.linspace(lo, hi, 257) as
+// numpy computes them, in double, then float). The row above estimates the bin only.
+run_fn openmp_histogram_exact(std::size_t n) {
+  auto x = std::make_shared<std::vector<float>>(random_floats(n, 31, -1.0f, 1.0f));
+  auto counts = std::make_shared<std::vector<cl_uint>>(256);
+  auto edges = std::make_shared<std::vector<float>>(257);
+  const double lo = -1.0, hi = 1.0, step = (hi - lo) / 256;
+  for (int k = 0; k < 256; ++k) {
+    volatile double product = k * step;  // rounded apart, as numpy does: no fused multiply-add
+    (*edges)[k] = static_cast<float>(product + lo);
+  }
+  (*edges)[256] = static_cast<float>(hi);
+  return [=] {
+    return host_seconds([&] {
+      const float flo = -1.0f, fhi = 1.0f;
+      const float scale = 256.0f / (fhi - flo);
+      const float* v = x->data();
+      const float* e = edges->data();
+      std::fill(counts->begin(), counts->end(), 0u);
+#pragma omp parallel
+      {
+        cl_uint mine[256] = {};
+#pragma omp for nowait
+        for (std::size_t i = 0; i < n; ++i) {
+          const float value = v[i];
+          if (!(value >= flo && value <= fhi)) continue;
+          long b = static_cast<long>((value - flo) * scale);
+          b = b < 256 ? b : 255;
+          b = b - (value < e[b]) + (b != 255 && value >= e[b + 1]);
+          ++mine[b];
+        }
+        for (int b = 0; b < 256; ++b) {
+#pragma omp atomic
+          (*counts)[b] += mine[b];
+        }
+      }
+    });
+  };
+}
 #endif
 
 void register_cases() {
@@ -232,6 +274,7 @@ void register_cases() {
             {},
             true});
   add_case({"histogram_256_float", "openmp", 4.0, openmp_histogram, {}, true});
+  add_case({"histogram_256_float", "openmp_exact", 4.0, openmp_histogram_exact, {}, true});
 #endif
 }
 
