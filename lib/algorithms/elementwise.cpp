@@ -115,10 +115,7 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
 
 }  // namespace
 
-struct elementwise_state {
-  std::string who;  // `elementwise_kernel "name"`, for messages
-  std::string name;
-  std::vector<parameter> params;
+struct elementwise_state : template_state {
   elementwise_policy policy;  // as built: block, interleave, vector_width 0 where unused
   kernel_shape shape;         // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths = true;
@@ -145,12 +142,9 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
                                        const std::string& operation,
                                        const kernel_options& options) {
   auto state = std::make_shared<detail::elementwise_state>();
-  detail::template_header header =
-      detail::start_template(ctx, "elementwise_kernel",
-                             options.name.empty() ? "elementwise" : options.name, arguments, "i");
-  state->name = header.name;
-  state->who = header.who;
-  state->params = header.params;
+  const detail::template_header header =
+      state->start(ctx, "elementwise_kernel", options.name.empty() ? "elementwise" : options.name,
+                   arguments, "i");
   state->stamp = detail::tuning_stamp(ctx);
   detail::elementwise_policy& p = state->policy;
   p = detail::elementwise_policy_for(ctx, detail::requested_shape(options));

@@ -23,6 +23,7 @@ namespace clforge {
 namespace detail {
 
 struct histogram_state : template_state {
+  context ctx;
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
   program prog;
@@ -45,6 +46,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   const template_header header =
       st->start(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
                 arguments, "i, n");
+  st->ctx = ctx;
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");
   if (bins == 0 || bins > 0x7fffffffu)

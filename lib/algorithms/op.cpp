@@ -71,9 +71,10 @@ void check_dim(const std::string& what, std::size_t dim) {
                 std::to_string(kMaxDim));
 }
 
-struct kernel_state {
-  std::string code, name, who;
-  std::vector<cfd::parameter> params;
+// Made without a context (a user function, not yet a kernel): the loops start_template it on
+// theirs (wrapper_of).
+struct kernel_state : cfd::template_state {
+  std::string code;
   std::vector<std::size_t> extents;  // per parameter: a declared array extent, 0 for a pointer
   std::string parameter_text;        // the list without extents (start_template parses it)
   std::uint64_t id = 0;

@@ -23,9 +23,9 @@ namespace clforge {
 
 namespace detail {
 
-struct polygon_mask_state {
+// No user parameters: start() names the kernel polygon_mask.
+struct polygon_mask_state : template_state {
   context ctx;
-  template_header header{"polygon_mask", "polygon_mask", {}, ""};
   std::size_t max_constant_bytes = 0;
   std::string build_options;  // for the device-side edge table's division
   std::string divide;         // its division statement
@@ -298,7 +298,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
     if (found != state.programs.end()) prog = found->second;
   }
   if (!prog) {
-    prog = build_template(state.ctx, state.header, "polygon_mask", values,
+    prog = build_template(state.ctx, state.who, {}, {{"polygon_mask", values}},
                           in.device ? state.build_options : std::string());
     std::lock_guard<std::mutex> lock(state.mutex);
     if (state.programs.size() >= polygon_mask_state::max_programs) state.programs.clear();
@@ -338,7 +338,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
 
 polygon_mask::polygon_mask(const context& ctx)
     : state_(std::make_shared<detail::polygon_mask_state>()) {
-  if (!ctx) throw error("polygon_mask: an empty context");
+  state_->start(ctx, "polygon_mask", "polygon_mask", "", "");
   state_->ctx = ctx;
   const cl::Device& dev = ctx.device();
   state_->max_constant_bytes = std::min<std::size_t>(

@@ -15,6 +15,7 @@ namespace clforge {
 namespace detail {
 
 struct radix_sort_state : template_state {
+  context ctx;
   std::vector<std::size_t> sorted;  // indices of the permuted parameters
   unsigned key_bits = 32;
   sort_key_type key{};
@@ -47,6 +48,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   const template_header header =
       st->start(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
                 arguments, "i, n");
+  st->ctx = ctx;
   if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the key expression is empty");
   if (key_bits < 1 || key_bits > 64)

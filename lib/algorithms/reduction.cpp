@@ -18,7 +18,8 @@ namespace clforge::detail {
 
 /// The engine behind reduction_core and the built-in reductions: the built program, its kernels
 /// and the launch plan. Shared (shared_from_this) so that its per-queue state can name it.
-class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
+class reduction_engine : public template_state,
+                         public std::enable_shared_from_this<reduction_engine> {
  public:
   reduction_engine(const context& ctx, const reduction_description& d,
                    const reduction_options& options, const std::string& what);
@@ -32,7 +33,6 @@ class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
   void run_to_host(const queue& q, const resolved_range& r, const argument_list& args,
                    void* dst) const;
 
-  const template_header& header() const { return header_; }
   const kernel_shape& shape() const { return shape_; }
   const std::string& source() const { return built_.source(); }
 
@@ -44,7 +44,6 @@ class reduction_engine : public std::enable_shared_from_this<reduction_engine> {
   /// after the other, and each call's last group resets it).
   const cl::Buffer& counter_for(const queue& q) const;
 
-  template_header header_;
   reduce_policy policy_;  // as built: grid off where it does not apply
   kernel_shape shape_;    // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths_ = true;
@@ -121,24 +120,20 @@ std::string vector_reduce_expression(unsigned width) {
 
 reduction_engine::reduction_engine(const context& ctx, const reduction_description& d,
                                    const reduction_options& options, const std::string& what)
-    : header_(start_template(ctx, what, options.name.empty() ? "reduce" : options.name, d.arguments,
-                             "i", d.type_name, d.type_needs_fp64)),
-      description_(d),
-      options_(options),
-      what_(what) {
-  const std::string& name = header_.name;
-  const std::string& who_ = header_.who;
+    : description_(d), options_(options), what_(what) {
+  const template_header header = start(ctx, what, options.name.empty() ? "reduce" : options.name,
+                                       d.arguments, "i", d.type_name, d.type_needs_fp64);
   check_lengths_ = options.check_array_lengths;
   type_size_ = d.type_size;
   if (options.compensated) {
     if (!d.type_is_floating)
-      throw error(who_ + ": compensated summation needs a float or double result, not " +
+      throw error(who + ": compensated summation needs a float or double result, not " +
                   d.type_name);
     const std::vector<std::string_view> r = source_tokens(d.reduce);
     const bool sum = r.size() == 3 && r[1] == "+" &&
                      ((r[0] == "a" && r[2] == "b") || (r[0] == "b" && r[2] == "a"));
     if (!sum)
-      throw error(who_ + ": compensated summation needs the reduce expression a + b, not \"" +
+      throw error(who + ": compensated summation needs the reduce expression a + b, not \"" +
                   d.reduce + "\"");
   }
 
@@ -152,7 +147,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
   const unsigned width =
       static_cast<unsigned>(std::max<std::size_t>(1, policy_.vector_bytes / d.type_size));
   const lane_rewrite lanes = gpu && width > 1 && scalar_type_index(d.type_name) >= 0
-                                 ? read_by_lanes(header_.params, d.map, "clforge_lane_")
+                                 ? read_by_lanes(params, d.map, "clforge_lane_")
                                  : lane_rewrite{};
   if (lanes.arrays.empty()) policy_.vector_bytes = 0, policy_.grid = false;
   vector_width_ = lanes.arrays.empty() ? 1 : width;
@@ -179,7 +174,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
         {"policy", policy_text(policy_)},
         {"compensated", options.compensated ? "yes (Kahan)" : "no"},
         {"compensated_flag", options.compensated ? "1" : "0"},
-        {"extensions", header_.fp64_pragma},
+        {"extensions", header.fp64_pragma},
         {"preamble", snippet(options.preamble)},
         {"map", snippet(d.map)},
         {"reduce", snippet(d.reduce)},
@@ -195,14 +190,14 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
              : ""},
         {"vector_type", vec > 1 ? d.type_name + std::to_string(vec) : d.type_name},
         {"vector_map",
-         vec > 1 ? vector_map_function(lanes, d.type_name, vec, header_.params) : std::string()},
+         vec > 1 ? vector_map_function(lanes, d.type_name, vec, params) : std::string()},
         {"vector_reduce", vector_reduce_expression(vec)},
         {"kind_gpu", gpu ? "1" : "0"},
-        {"count_name", count_name(header_.params)},
-        {"comma_parameters", comma_parameters(header_.params)},
-        {"comma_arguments", comma_arguments(header_.params)},
+        {"count_name", count_name(params)},
+        {"comma_parameters", comma_parameters(params)},
+        {"comma_arguments", comma_arguments(params)},
     };
-    built_ = build_template(ctx, header_, "reduction", values, options.build_options);
+    built_ = build_template(ctx, header, "reduction", values, options.build_options);
     contiguous_ = built_.kernel(name);
     strided_ = built_.kernel(name + "_strided");
     final_ = built_.kernel(name + "_final");
@@ -210,7 +205,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
     const std::size_t fits = fitted_group(local, {&contiguous_, &strided_, &final_, &vector_});
     if (fits >= local) break;
     if (attempt >= 4)
-      throw error(who_ + ": the kernels can run at most " + std::to_string(fits) +
+      throw error(who + ": the kernels can run at most " + std::to_string(fits) +
                   " work-items per group on " + info.name + ", the shape needs " +
                   std::to_string(local));
     local = floor_pow2(fits);
@@ -224,7 +219,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
   // commands in order with each other and with the calls before and after it, as the pooled
   // partials and the single-launch counter need (both are reused by the next call).
   // Memory of another context is refused before anything is enqueued.
-  require_same_context(result(), nullptr, q.ctx().get(), header_.who, "the result array");
+  require_same_context(result(), nullptr, q.ctx().get(), who, "the result array");
   if (auto retuned = retuned_.get(stamp_, q.ctx(), [&] {
         return std::make_shared<const reduction_engine>(q.ctx(), description_, options_, what_);
       }))
@@ -234,8 +229,8 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
     const std::string pattern = args.view_pattern();
     auto variant = views_.get(pattern, [&] {
       view_variant_source v =
-          rewrite_for_views(header_.params, pattern, {description_.map, description_.reduce},
-                            options_.preamble + " " + description_.neutral, header_.who);
+          rewrite_for_views(params, pattern, {description_.map, description_.reduce},
+                            options_.preamble + " " + description_.neutral, who);
       reduction_description d = description_;
       d.arguments = v.arguments;
       d.map = v.snippets[0];
@@ -333,10 +328,10 @@ const reduction_engine& reduction_core::engine() const {
   return *engine_;
 }
 const std::string& reduction_core::who() const {
-  return engine().header().who;
+  return engine().who;
 }
 const std::vector<parameter>& reduction_core::parameters() const {
-  return engine().header().params;
+  return engine().params;
 }
 const std::string& reduction_core::source() const {
   return engine().source();
@@ -455,7 +450,7 @@ const reduction_engine& builtin_engine(const context& ctx, builtin_reduction op,
 namespace {
 argument_list bind_builtin(const reduction_engine& engine, const cl_mem* buffers,
                            std::size_t buffer_count) {
-  const template_header& h = engine.header();
+  const template_state& h = engine;
   const cl::Buffer x(buffers[0], true);
   if (buffer_count == 1) return argument_list::bind(h.who, h.params, x);
   return argument_list::bind(h.who, h.params, x, cl::Buffer(buffers[1], true));
@@ -497,7 +492,7 @@ void reduce_field_box(const queue& q, box_reduction op, int element, const cl::B
                                               describe_builtin(builtin, element, element, true),
                                               options, std::string("clforge::") + what);
   });
-  const template_header& h = engine->header();
+  const template_state& h = *engine;
   auto at = [](const field_box& b) { return static_cast<cl_long>(b.offset()); };
   auto stride = [](const field_box& b, int d) { return static_cast<cl_long>(b.layout.strides[d]); };
   const cl_long n1 = static_cast<cl_long>(xb.extent[1]), n2 = static_cast<cl_long>(xb.extent[2]);

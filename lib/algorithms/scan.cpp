@@ -94,9 +94,10 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                      std::string_view neutral, std::string_view output_stmt, scan_kind kind,
                      const scan_options& options) {
   auto e = std::make_shared<scan_engine>();
-  e->header =
-      start_template(ctx, "scan_kernel", options.name.empty() ? "scan" : options.name, arguments,
-                     "i, n, item, prev_item, last_item", type.name, type.needs_fp64);
+  e->fp64_pragma =
+      e->start(ctx, "scan_kernel", options.name.empty() ? "scan" : options.name, arguments,
+               "i, n, item, prev_item, last_item", type.name, type.needs_fp64)
+          .fp64_pragma;
   e->owner = ctx.get();
   e->compute_units = std::max<std::size_t>(1, ctx.info().compute_units);
   e->type = type;
@@ -112,11 +113,11 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->options = options;
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
-      throw error(e->who() + ": the input, scan and neutral expressions must not be empty");
+      throw error(e->who + ": the input, scan and neutral expressions must not be empty");
 
   const std::string snippets =
       std::string(input_expr) + "\n" + std::string(output_stmt) + "\n" + options.is_segment_start;
-  for (const parameter& p : e->header.params)
+  for (const parameter& p : e->params)
     e->indexed.push_back(options.check_array_lengths && p.is_pointer &&
                          p.address_space != "local" && indexes_with_i(snippets, p.name));
 
@@ -128,7 +129,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                                                                 : scan_algorithm::reduce_then_scan;
 
   template_values values{
-      {"name", e->header.name},
+      {"name", e->name},
       {"preamble", snippet(options.preamble)},
       {"value_type", type.name},
       {"neutral", snippet(neutral)},
@@ -138,10 +139,9 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
       {"is_segment_start", e->segmented ? snippet(options.is_segment_start) : "0"},
       {"segmented", e->segmented ? "1" : "0"},
       {"inclusive", kind == scan_kind::inclusive ? "1" : "0"},
-      {"user_parameters", user_parameter_list(e->header.params)},
+      {"user_parameters", user_parameter_list(e->params)},
   };
-  if (!e->header.fp64_pragma.empty())
-    values["preamble"] = e->header.fp64_pragma + snippet(options.preamble);
+  if (!e->fp64_pragma.empty()) values["preamble"] = e->fp64_pragma + snippet(options.preamble);
 
   if (e->algorithm == scan_algorithm::lookback) {
     build_lookback(ctx, *e, asked, policy, values, input_expr, output_stmt, options);
@@ -152,10 +152,10 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
 }
 
 const std::vector<parameter>& scan_core::parameters() const {
-  return engine_->header.params;
+  return engine_->params;
 }
 const std::string& scan_core::who() const {
-  return engine_->who();
+  return engine_->who;
 }
 scan_algorithm scan_core::algorithm() const {
   return engine_->algorithm;
@@ -174,9 +174,9 @@ void scan_core::check_lengths(std::size_t n, const std::vector<std::size_t>& len
   const scan_engine& e = *engine_;
   for (std::size_t k = 0; k < lengths.size() && k < e.indexed.size(); ++k)
     if (e.indexed[k] && lengths[k] != npos && lengths[k] < n)
-      throw error(e.who() + ": array argument " + std::to_string(k + 1) + " (" +
-                  e.header.params[k].name + ") has " + std::to_string(lengths[k]) +
-                  " elements, but the scan runs over " + std::to_string(n) +
+      throw error(e.who + ": array argument " + std::to_string(k + 1) + " (" + e.params[k].name +
+                  ") has " + std::to_string(lengths[k]) + " elements, but the scan runs over " +
+                  std::to_string(n) +
                   " indices and indexes it with [i] (scan_options::check_array_lengths)");
 }
 
@@ -190,7 +190,7 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
                                     const argument_list& args) const {
   const scan_engine& e = *engine_;
   if (q.ctx().get() != e.owner)
-    throw error(e.who() + ": the queue belongs to another context than the kernel");
+    throw error(e.who + ": the queue belongs to another context than the kernel");
   if (auto retuned = e.retuned.get(e.stamp, q.ctx(), [&] {
         return std::make_shared<const scan_core>(q.ctx(), e.type, e.arguments, e.input_expr,
                                                  e.scan_expr, e.neutral, e.output_stmt, e.kind,
@@ -203,9 +203,9 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
     const std::string pattern = args.view_pattern();
     auto variant = e.views.get(pattern, [&] {
       view_variant_source v = rewrite_for_views(
-          e.header.params, pattern,
+          e.params, pattern,
           {e.input_expr, e.scan_expr, e.neutral, e.output_stmt, e.options.is_segment_start},
-          e.options.preamble, e.who());
+          e.options.preamble, e.who);
       scan_options o = e.options;
       o.is_segment_start = v.snippets[4];
       return std::make_shared<const scan_core>(q.ctx(), e.type, v.arguments, v.snippets[0],

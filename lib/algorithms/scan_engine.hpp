@@ -28,11 +28,10 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 // Holds no context handle (kept with the context by shared_scan); a call takes the queue's.
-struct scan_engine : std::enable_shared_from_this<scan_engine> {
-  template_header header;
+struct scan_engine : template_state, std::enable_shared_from_this<scan_engine> {
+  std::string fp64_pragma;     // start's, for the kernels' preamble
   cl_context owner = nullptr;  // of the built programs, which retain it
   std::size_t compute_units = 1;
-  const std::string& who() const { return header.who; }
   std::vector<bool> indexed;  // per parameter: indexed with [i] by a snippet
   scan_value_type type;
   scan_kind kind = scan_kind::inclusive;

@@ -62,7 +62,7 @@ void choose_tile(const context& ctx, scan_engine& e, const requested_tile& asked
       e.layout = tile_layout::striped_vector;
       break;
     default:
-      throw error(e.who() + ": lookback_layout must be automatic, striped or striped_vector, not " +
+      throw error(e.who + ": lookback_layout must be automatic, striped or striped_vector, not " +
                   std::to_string(static_cast<int>(asked.layout)));
   }
   if (!items)
@@ -70,22 +70,20 @@ void choose_tile(const context& ctx, scan_engine& e, const requested_tile& asked
                 ? policy.items
                 : std::clamp<std::size_t>(policy.item_bytes / e.type.size, 1, policy.max_items);
   if (!group) group = policy.group;
-  check_bound(e.who(), "items (items_per_thread)", items, 1, kMaxScanItems);
-  check_bound(e.who(), "group (group_size)", group, 1, kMaxGroupSize);
-  check_bound(e.who(), "window (lookback_window)", e.window, 1, kMaxScanWindow);
-  check_bound(e.who(), "groups_per_cu (lookback_groups_per_cu)", e.groups_per_cu, 0,
-              kMaxGroupsPerCu);
+  check_bound(e.who, "items (items_per_thread)", items, 1, kMaxScanItems);
+  check_bound(e.who, "group (group_size)", group, 1, kMaxGroupSize);
+  check_bound(e.who, "window (lookback_window)", e.window, 1, kMaxScanWindow);
+  check_bound(e.who, "groups_per_cu (lookback_groups_per_cu)", e.groups_per_cu, 0, kMaxGroupsPerCu);
   group = std::min(group, info.max_work_group_size);
   const std::string origin = from_options ? "scan_options" : "";
   // Shrink the default to fit local memory; refuse a shape the user asked for.
   while (lookback_local_bytes(e, items, group) > info.local_mem_bytes) {
     if (!origin.empty() || items == 1)
-      throw error(e.who() + ": a look-back tile of " + std::to_string(items) + " x " +
-                  std::to_string(group) + " " + e.type.name + " needs " +
-                  std::to_string(lookback_local_bytes(e, items, group)) +
-                  " bytes of local memory, " + info.name + " has " +
-                  std::to_string(info.local_mem_bytes) +
-                  (origin.empty() ? "" : " (tile shape from " + origin + ")"));
+      throw error(
+          e.who + ": a look-back tile of " + std::to_string(items) + " x " + std::to_string(group) +
+          " " + e.type.name + " needs " + std::to_string(lookback_local_bytes(e, items, group)) +
+          " bytes of local memory, " + info.name + " has " + std::to_string(info.local_mem_bytes) +
+          (origin.empty() ? "" : " (tile shape from " + origin + ")"));
     items = std::max<std::size_t>(1, items * 3 / 4);
   }
   e.items = items;
@@ -110,9 +108,9 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   // type moves whole tiles as 4-vectors (other snippets, partial tiles: the scalar path).
   const bool vector = e.layout == tile_layout::striped_vector && e.items % 4 == 0 && !e.segmented &&
                       scalar_type_index(type.name) >= 0;
-  const std::string in_array = vector ? plain_array(e.header.params, input_expr, type.name) : "";
+  const std::string in_array = vector ? plain_array(e.params, input_expr, type.name) : "";
   const std::string out_array = vector && kind == scan_kind::inclusive
-                                    ? plain_array(e.header.params, output_stmt, type.name, true)
+                                    ? plain_array(e.params, output_stmt, type.name, true)
                                     : "";
   values["registers"] = e.registers ? "1" : "0";
   values["vector_in"] = in_array.empty() ? "0" : "1";
@@ -123,20 +121,22 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   values["packed"] = e.packed ? "1" : "0";
   values["has_last_item"] = e.uses_last_item ? "1" : "0";
   values["total_only"] = "0";
-  e.main_program = build_template(ctx, e.header, "scan_lookback", values, options.build_options);
-  e.main = e.main_program.kernel(e.header.name);
+  e.main_program =
+      build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
+  e.main = e.main_program.kernel(e.name);
   if (e.uses_last_item) {
-    values["name"] = e.header.name + "_last_item";
+    values["name"] = e.name + "_last_item";
     values["has_last_item"] = "0";
     values["total_only"] = "1";
-    e.total_program = build_template(ctx, e.header, "scan_lookback", values, options.build_options);
-    e.total = e.total_program.kernel(e.header.name + "_last_item");
+    e.total_program =
+        build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
+    e.total = e.total_program.kernel(e.name + "_last_item");
   }
   // The tile's group is compiled in: a kernel the compiler gave fewer work-items (registers)
   // cannot run it, whatever the device's limit.
   for (const kernel* k : {&e.main, &e.total})
     if (*k && k->work_group_size() < e.group)
-      throw error(e.who() + ": a look-back tile of " + std::to_string(e.group) +
+      throw error(e.who + ": a look-back tile of " + std::to_string(e.group) +
                   " work-items, the built kernel allows at most " +
                   std::to_string(k->work_group_size()) + " on " + ctx.info().name +
                   " (lower the tuning's scan:group)");
@@ -146,7 +146,7 @@ event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_li
                                 event* first) const {
   const std::size_t tiles = (n + tile() - 1) / tile();
   if (tiles > 0xfffffff0u)
-    throw error(who() + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
+    throw error(who + ": " + std::to_string(n) + " elements are more than 2^32 tiles of " +
                 std::to_string(tile()));
   lookback_state& st = per_queue<lookback_state>(q, shared_from_this());
   std::lock_guard<std::mutex> lock(st.mutex);  // epochs must follow the order of enqueueing

@@ -11,9 +11,9 @@ void build_rts(const context& ctx, scan_engine& e, const requested_tile& asked,
                const scan_policy& policy, template_values& values, const scan_options& options) {
   const scan_value_type& type = e.type;
   const device_info& info = ctx.info();
-  check_bound(e.who(), "chunk_granularity", asked.granularity, 0, kMaxChunkValue);
-  check_bound(e.who(), "max_chunks", asked.max_chunks, 0, kMaxChunkValue);
-  check_bound(e.who(), "lanes", asked.lanes, 0, kMaxLanes);
+  check_bound(e.who, "chunk_granularity", asked.granularity, 0, kMaxChunkValue);
+  check_bound(e.who, "max_chunks", asked.max_chunks, 0, kMaxChunkValue);
+  check_bound(e.who, "lanes", asked.lanes, 0, kMaxLanes);
   e.granularity = asked.granularity ? asked.granularity : policy.granularity;
   const bool floating = type.name == "float" || type.name == "double" || type.name == "half";
   e.lanes = asked.lanes ? asked.lanes : floating ? policy.lanes_floating : policy.lanes;
@@ -23,12 +23,12 @@ void build_rts(const context& ctx, scan_engine& e, const requested_tile& asked,
                      : policy.max_chunks;
   e.rts_local = policy.rts_group;
   values["lanes"] = std::to_string(e.lanes);
-  values["reduce_name"] = e.header.name + "_reduce";
-  values["spine_name"] = e.header.name + "_spine";
-  e.main_program = build_template(ctx, e.header, "scan_rts", values, options.build_options);
-  e.main = e.main_program.kernel(e.header.name);
-  e.reduce = e.main_program.kernel(e.header.name + "_reduce");
-  e.spine = e.main_program.kernel(e.header.name + "_spine");
+  values["reduce_name"] = e.name + "_reduce";
+  values["spine_name"] = e.name + "_spine";
+  e.main_program = build_template(ctx, e.who, {}, {{"scan_rts", values}}, options.build_options);
+  e.main = e.main_program.kernel(e.name);
+  e.reduce = e.main_program.kernel(e.name + "_reduce");
+  e.spine = e.main_program.kernel(e.name + "_spine");
 }
 
 event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,

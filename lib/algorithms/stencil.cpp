@@ -476,12 +476,12 @@ struct tiled_field {
 
 }  // namespace
 
-struct stencil_state {
+// template_state::params: the non-field parameters.
+struct stencil_state : template_state {
   context ctx;
-  std::string name, who, arguments, assignments;
+  std::string arguments, assignments;
   stencil_options options;
   declarations decl;
-  std::vector<parameter> values;  // the non-field parameters
   std::vector<access> accesses;
   std::vector<dim_slice> slice;
   bool dynamic = false;  // a bound depends on a counter
@@ -833,7 +833,7 @@ std::string kernel_parameters(const stencil_state& st) {
     for (std::size_t d = 0; d + 1 < dims; ++d)
       s += ", long clforge_s" + std::to_string(d) + "_" + f.name;
   }
-  if (!st.values.empty()) s += ", " + parameter_list(st.values);
+  if (!st.params.empty()) s += ", " + parameter_list(st.params);
   for (std::size_t d = 0; d < dims; ++d) {
     const std::string ds = std::to_string(d);
     s += ", int clforge_n" + ds + ", int clforge_b" + ds + ", int clforge_e" + ds;
@@ -973,12 +973,9 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
   for (std::size_t d = 0; d < dims; ++d)
     reserved += std::string(d ? ", " : "") + counter_name(dims, d);
   // The one header check of every template, on the non-field parameters; then the fields' names.
-  template_header header = start_template(ctx, kWhat, name, st->decl.value_list, reserved);
-  st->name = header.name;
-  st->who = header.who;
-  st->values = header.params;
+  template_header header = st->start(ctx, kWhat, name, st->decl.value_list, reserved);
   std::set<std::string> names;
-  for (const parameter& p : st->values) names.insert(p.name);
+  for (const parameter& p : st->params) names.insert(p.name);
   for (const field_decl& f : st->decl.fields) {
     bool is_reserved = f.name.rfind("clforge_", 0) == 0;
     for (std::size_t d = 0; d < dims; ++d) is_reserved |= f.name == counter_name(dims, d);
@@ -1032,7 +1029,7 @@ const std::string& stencil_kernel::who() const {
   return state_of(state_).who;
 }
 const std::vector<detail::parameter>& stencil_kernel::value_parameters() const {
-  return state_of(state_).values;
+  return state_of(state_).params;
 }
 
 void stencil_kernel::check_kinds(const detail::stencil_call& call) const {

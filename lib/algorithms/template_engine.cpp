@@ -149,11 +149,12 @@ template_header start_template(const context& ctx, const std::string& what, cons
   return h;
 }
 
-template_header template_state::start(const context& c, const std::string& what,
+template_header template_state::start(const context& ctx, const std::string& what,
                                       const std::string& kernel_name, std::string_view arguments,
-                                      std::string_view reserved) {
-  template_header header = start_template(c, what, kernel_name, arguments, reserved);
-  ctx = c;
+                                      std::string_view reserved, const std::string& value_type,
+                                      bool value_needs_fp64) {
+  template_header header =
+      start_template(ctx, what, kernel_name, arguments, reserved, value_type, value_needs_fp64);
   name = header.name;
   who = header.who;
   params = header.params;

@@ -48,15 +48,16 @@ struct template_header {
   std::string fp64_pragma;        // "#pragma OPENCL EXTENSION cl_khr_fp64 : enable" or ""
 };
 
-/// What a template's state keeps of its start: the context, the kernel name, `who` for messages
-/// and the parameters. Templates' states derive from it.
+/// The base of every template's state: what it keeps of its start, the kernel name, `who` for
+/// messages and the user's parameters. No context: states kept with their context (built-in
+/// reductions, shared scans) must not hold a handle to it; those that need one add it.
 struct template_state {
-  context ctx;
   std::string name, who;
   std::vector<parameter> params;
-  /// start_template (below) on `ctx`, keeping its result here; returns the header (fp64).
-  template_header start(const context& c, const std::string& what, const std::string& kernel_name,
-                        std::string_view arguments, std::string_view reserved);
+  /// start_template (below), keeping its result here; returns the header (fp64).
+  template_header start(const context& ctx, const std::string& what, const std::string& kernel_name,
+                        std::string_view arguments, std::string_view reserved,
+                        const std::string& value_type = "", bool value_needs_fp64 = false);
 };
 
 /// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
