@@ -347,4 +347,8 @@ TEST(radix_sort_kernel, bad_input_is_a_clear_error) {
   auto a = cf::array<cl_uint>(q(), 10);
   auto b = cf::array<cl_uint>(q(), 11);
   EXPECT_CLFORGE_ERROR(k(q(), a, b), {"one length", "a has 10", "b 11"});
+  // A raw buffer has no length to sort by.
+  const cl::Buffer raw(ctx().cl(), CL_MEM_READ_WRITE, 10 * sizeof(cl_uint));
+  EXPECT_CLFORGE_ERROR(k(q(), a, raw), {"b is permuted", "an array or array view"});
+  EXPECT_CLFORGE_ERROR(k(q(), cf::range(5), a, raw), {"b is permuted"});
 }
