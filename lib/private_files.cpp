@@ -91,6 +91,9 @@ file_claim::file_claim(const std::string& path, int wait_seconds) {
     struct stat named {};
     if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
         held.st_ino == named.st_ino && held.st_dev == named.st_dev) {
+      // A file a killed process left keeps its old time: remove_stale_temporaries would take
+      // it from under us and let another process claim a new one.
+      ::futimens(fd, nullptr);
       fd_ = fd;
       path_ = path;
       return;

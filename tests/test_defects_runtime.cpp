@@ -26,6 +26,7 @@
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
+#include "private_files.hpp"
 #include "program_cache.hpp"
 #include "shared_device.hpp"
 
@@ -544,6 +545,23 @@ TEST_F(disk_cache, stale_temporaries_are_removed_when_the_directory_is_opened) {
   EXPECT_TRUE(fs::exists(fresh));  // may belong to a process writing right now
   EXPECT_FALSE(fs::exists(stale_lock));
   EXPECT_TRUE(fs::exists(fresh_lock));
+}
+
+// A lock file a killed process left keeps its old time when the next build claims it: a process
+// opening the directory then removed it as stale while it was held, and built the same program
+// at the same moment under a new lock file (what the claim is there to prevent).
+TEST_F(disk_cache, a_claimed_lock_file_is_not_stale_however_old_it_was) {
+  const fs::path lock = dir / "00000000000000000000000000000003.clbin.lock";
+  std::ofstream{lock};
+  struct utimbuf old_times {};
+  old_times.actime = old_times.modtime = std::time(nullptr) - 3600;
+  ASSERT_EQ(::utime(lock.c_str(), &old_times), 0);
+  const cf::detail::file_claim first(lock.string(), 1);
+  ASSERT_TRUE(first.held());
+  cf::context c = cf::context::create_default();  // opens the directory: removes stale files
+  EXPECT_TRUE(fs::exists(lock));
+  const cf::detail::file_claim second(lock.string(), 1);
+  EXPECT_FALSE(second.held());
 }
 
 TEST_F(disk_cache, an_entry_replaced_by_a_directory_is_skipped_and_the_cache_stays_on) {

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -182,6 +184,28 @@ TEST(tuner, a_spent_budget_still_tries_one_batch) {
       cf::tuner::tune(queue(), spin_space(d, {"0", "1", "2", "3", "4", "5"}, {"0"}), o);
   EXPECT_EQ(r.tried, 2u);
   EXPECT_FALSE(r.exhaustive);
+}
+
+TEST(tuner, a_budget_that_is_no_number_of_seconds_is_refused) {
+  // A NaN budget is never spent (every comparison with it is false): the search tried every
+  // candidate of the space, whatever its size. A negative one is a caller's mistake too.
+  private_cache cache;
+  spin_data d(256);
+  const cf::tuner::kernel_space s = spin_space(d, {"0", "1", "2", "3", "4", "5"}, {"0"});
+  for (double budget : {std::nan(""), -1.0, -std::numeric_limits<double>::infinity()}) {
+    cf::tuner::options o = quick();
+    o.budget_seconds = budget;
+    SCOPED_TRACE(budget);
+    EXPECT_CLFORGE_ERROR(cf::tuner::tune(queue(), s, o),
+                         {"clforge::tuner", "budget_seconds", "0 or more"});
+    EXPECT_CLFORGE_ERROR(cf::tuner::tune_template(queue(), "saxpy", 4096, o),
+                         {"clforge::tuner", "budget_seconds", "0 or more"});
+  }
+  // 0 is a spent budget: the baseline and one batch.
+  cf::tuner::options o = quick();
+  o.budget_seconds = 0;
+  o.threads = 1;
+  EXPECT_EQ(cf::tuner::tune(queue(), s, o).tried, 1u);
 }
 
 TEST(tuner, rejects_a_candidate_with_wrong_output_however_fast) {

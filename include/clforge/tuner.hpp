@@ -63,6 +63,7 @@ struct progress {
 struct options {
   /// Wall-clock budget for the whole search, in seconds (building, checking and timing). The
   /// baseline and one batch of candidates (`threads` of them) run even where they take longer.
+  /// 0 or more: NaN or a negative budget is a clforge::error.
   double budget_seconds = 30;
   /// Build threads; 0: one per core (std::thread::hardware_concurrency).
   unsigned threads = 0;

@@ -8,6 +8,8 @@
 #include <exception>
 #include <random>
 #include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "clforge/error.hpp"
@@ -389,6 +391,14 @@ class searcher {
 
 tuner::result search(const queue& q, const search_space& space, const tuner::point& baseline,
                      const trial_factory& make, const tuner::options& opt) {
+  // NaN compares false with every elapsed time, so such a budget never ran out.
+  if (!(opt.budget_seconds >= 0)) {
+    std::ostringstream given;
+    given << opt.budget_seconds;
+    throw error("clforge::tuner: budget_seconds is " + given.str() +
+                "; expected a number of seconds, 0 or more (0: the baseline and one batch of "
+                "candidates)");
+  }
   for (const tuner::parameter& p : space.parameters)
     if (p.name.empty() || p.values.empty())
       throw error("clforge::tuner: parameter \"" + p.name + "\" has no name or no values");
