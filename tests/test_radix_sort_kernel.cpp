@@ -347,6 +347,21 @@ TEST(radix_sort_kernel, bad_input_is_a_clear_error) {
   auto a = cf::array<cl_uint>(q(), 10);
   auto b = cf::array<cl_uint>(q(), 11);
   EXPECT_CLFORGE_ERROR(k(q(), a, b), {"one length", "a has 10", "b 11"});
+  // An array the key reads but does not permute must hold every index too (it was read past
+  // its end); a lookup table indexed otherwise passes with the check turned off.
+  cf::radix_sort_kernel by_weight(ctx(), "global uint* k, global const uint* w", "w[i]", {"k"});
+  auto keys = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>{5, 4, 3, 2, 1, 0});
+  auto four = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>(4, 7));
+  EXPECT_CLFORGE_ERROR(by_weight(q(), keys, four), {"(w) has 4 elements", "needs 6"});
+  EXPECT_CLFORGE_ERROR(by_weight(q(), cf::range(1, 6), keys, four), {"(w) has 4", "needs 6"});
+  by_weight(q(), cf::range(0, 4), keys, four);  // the indices the range visits are there
+  cf::radix_sort_options unchecked;
+  unchecked.check_array_lengths = false;
+  cf::radix_sort_kernel by_table(ctx(), "global uint* k, global const uint* w", "w[k[i] % 4]",
+                                 {"k"}, 32, unchecked);
+  auto table = cf::array<cl_uint>::from_host(q(), std::vector<cl_uint>{3, 2, 1, 0});
+  by_table(q(), keys, table);  // keys 5 4 3 2 1 0 weigh 2 3 0 1 2 3
+  EXPECT_EQ(keys.to_host(q()), (std::vector<cl_uint>{3, 2, 5, 1, 4, 0}));
   // A raw buffer has no length to sort by.
   const cl::Buffer raw(ctx().cl(), CL_MEM_READ_WRITE, 10 * sizeof(cl_uint));
   EXPECT_CLFORGE_ERROR(k(q(), a, raw), {"b is permuted", "an array or array view"});

@@ -255,6 +255,9 @@ struct radix_sort_options {
   sort_algorithm algorithm = sort_algorithm::automatic;
   /// Reused temporaries of the sort itself (see sort_scratch).
   sort_scratch* scratch = nullptr;
+  /// Each call checks that every array argument, permuted or read by the key expression, holds
+  /// every index the call visits. Turn off for arrays indexed otherwise (lookup tables).
+  bool check_array_lengths = true;
 };
 
 namespace detail {
