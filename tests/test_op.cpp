@@ -797,6 +797,12 @@ TEST(op, kernel_signature_errors) {
   op::dat<cl_int> y(q(), s, 3, std::vector<cl_int>{1, 2, 3, 4, 5, 6, 7, 8, 9}, "y");
   op::par_loop(q(), k, s, x(op::WRITE), y(op::READ));
   EXPECT_EQ(x.to_host(q()), (std::vector<float>{6.0f, 12.0f, 18.0f}));
+  // The library's names: the message lists no other reserved ones.
+  const std::string reserved = error_message(
+      [&] { op::par_loop(q(), op::kernel("void g(float* clforge_x) { }", "g"), s, x(op::RW)); });
+  EXPECT_TRUE(contains_all(reserved, {"op::kernel \"g\": the parameter name \"clforge_x\" is "
+                                      "reserved (names starting with clforge_)"}))
+      << reserved;
   // A function without parameters over a set.
   op::par_loop(q(), op::kernel("void nothing(void) { }", "nothing"), s);
 }
