@@ -177,6 +177,10 @@ struct values_now {
   std::size_t size = 0;  // elements
   cl_context context = nullptr;
 };
+template <class T>
+values_now values_now_of(const array<T>& v) {
+  return {v.buffer(), v.size(), v.ctx() ? v.ctx().get() : nullptr};  // no context once moved from
+}
 
 /// One argument of a loop, as par_loop sees it (type-erased; made by dat and global).
 struct argument {
@@ -306,8 +310,7 @@ class dat {
     return a;
   }
   static detail::values_now values_of(const void* data) {
-    const array<T>& v = static_cast<const state*>(data)->values;
-    return {v.buffer(), v.size(), v.ctx() ? v.ctx().get() : nullptr};  // none once moved from
+    return detail::values_now_of(static_cast<const state*>(data)->values);
   }
   state& self() const { return detail::handle_state(state_, "op::dat"); }
   std::shared_ptr<state> state_;
@@ -376,8 +379,7 @@ class global {
     array<T> values;
   };
   static detail::values_now values_of(const void* data) {
-    const array<T>& v = static_cast<const state*>(data)->values;
-    return {v.buffer(), v.size(), v.ctx() ? v.ctx().get() : nullptr};  // none once moved from
+    return detail::values_now_of(static_cast<const state*>(data)->values);
   }
   state& self() const { return detail::handle_state(state_, "op::global"); }
   std::shared_ptr<state> state_;
