@@ -735,6 +735,36 @@ TEST(op, errors_name_the_argument_before_any_launch) {
   EXPECT_TRUE(untouched());
 }
 
+// A dat's or global's data() given another array after a loop was made: the loop runs on the
+// new values; an array of another size (or none, moved from) is an error before any launch,
+// not a write past its end.
+TEST(op, values_replaced_after_the_loop_was_made) {
+  op::set s(100, "s");
+  op::dat<float> x(q(), s, 1, "x");
+  op::global<float> total(q(), 1, "total");
+  op::kernel k("void f(float* x, float* t) { x[0] += 1.0f; t[0] += x[0]; }", "f");
+  const op::loop l(q(), k, s, x(op::INC), total(op::INC));
+  x.data() = cf::array<float>::from_host(q(), std::vector<float>(100, 5.0f));
+  total.data() = cf::array<float>::from_host(q(), std::vector<float>{2.0f});
+  l.run(q());
+  EXPECT_EQ(x.to_host(q()), std::vector<float>(100, 6.0f));
+  EXPECT_EQ(total.value(q()), std::vector<float>{102.0f});
+  op::par_loop(q(), k, s, x(op::INC), total(op::INC));
+  EXPECT_EQ(x.to_host(q()), std::vector<float>(100, 7.0f));
+
+  x.data() = cf::array<float>::from_host(q(), std::vector<float>(3, 1.0f));
+  EXPECT_CLFORGE_ERROR(l.run(q()), {"argument 1 (dat \"x\", INC)", "holds 3 value(s)",
+                                    "set size x dim = 100 x 1 = 100"});
+  EXPECT_CLFORGE_ERROR(op::par_loop(q(), k, s, x(op::INC), total(op::INC)), {"holds 3 value(s)"});
+  EXPECT_EQ(x.to_host(q()), std::vector<float>(3, 1.0f));
+  const cf::array<float> taken = std::move(x.data());
+  EXPECT_CLFORGE_ERROR(op::par_loop(q(), k, s, x(op::INC), total(op::INC)), {"holds 0 value(s)"});
+  x.data() = cf::array<float>(q(), 100);
+  total.data() = cf::array<float>::from_host(q(), std::vector<float>{1.0f, 2.0f});
+  EXPECT_CLFORGE_ERROR(
+      l.run(q()), {"argument 2 (global \"total\", INC)", "holds 2 value(s)", "expected its dim 1"});
+}
+
 // The user's function: found by name, its parameters plain pointers or arrays of scalars.
 TEST(op, kernel_signature_errors) {
   EXPECT_CLFORGE_ERROR(op::kernel("void g(float* x) { }", "f"),
@@ -767,6 +797,12 @@ TEST(op, kernel_signature_errors) {
   op::dat<cl_int> y(q(), s, 3, std::vector<cl_int>{1, 2, 3, 4, 5, 6, 7, 8, 9}, "y");
   op::par_loop(q(), k, s, x(op::WRITE), y(op::READ));
   EXPECT_EQ(x.to_host(q()), (std::vector<float>{6.0f, 12.0f, 18.0f}));
+  // The library's names: the message lists no other reserved ones.
+  const std::string reserved = error_message(
+      [&] { op::par_loop(q(), op::kernel("void g(float* clforge_x) { }", "g"), s, x(op::RW)); });
+  EXPECT_TRUE(contains_all(reserved, {"op::kernel \"g\": the parameter name \"clforge_x\" is "
+                                      "reserved (names starting with clforge_)"}))
+      << reserved;
   // A function without parameters over a set.
   op::par_loop(q(), op::kernel("void nothing(void) { }", "nothing"), s);
 }

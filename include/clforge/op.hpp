@@ -170,6 +170,18 @@ namespace detail {
 
 enum class argument_kind { direct, indirect, all, global };
 
+/// A dat's or global's values as they are now: its data() may have been given another array
+/// since the argument was made, which a loop uses (and checks) when it runs.
+struct values_now {
+  cl::Buffer buffer;
+  std::size_t size = 0;  // elements
+  cl_context context = nullptr;
+};
+template <class T>
+values_now values_now_of(const array<T>& v) {
+  return {v.buffer(), v.size(), v.ctx() ? v.ctx().get() : nullptr};  // no context once moved from
+}
+
 /// One argument of a loop, as par_loop sees it (type-erased; made by dat and global).
 struct argument {
   argument_kind kind = argument_kind::direct;
@@ -178,12 +190,13 @@ struct argument {
   std::size_t type_size = 0;  // bytes
   std::size_t dim = 1;        // values per element (a global: its values)
   std::string what;           // "dat \"res\"", "global \"rms\"", for messages
-  cl::Buffer buffer;          // the values
+  cl::Buffer buffer;          // the values when the argument was made
   cl_context context = nullptr;
   std::shared_ptr<const void> data;  // the dat or global (identity; kept alive by the loop)
-  set dataset;                       // a dat's set
-  map through;                       // indirect and all
-  std::size_t index = 0;             // indirect: which target
+  values_now (*now)(const void* data) = nullptr;  // the values of `data` now
+  set dataset;                                    // a dat's set
+  map through;                                    // indirect and all
+  std::size_t index = 0;                          // indirect: which target
 };
 
 CLFORGE_API void check_values(const std::string& what, std::size_t given, std::size_t expected,
@@ -233,7 +246,8 @@ class dat {
   const set& dataset() const { return self().dataset; }
   /// The name given on creation (error messages use it).
   const std::string& name() const { return self().name; }
-  /// The values (dataset().total_size() * dim()).
+  /// The values (dataset().total_size() * dim()). Loops run on the array this holds when they
+  /// run; one of another size given to it makes them throw.
   array<T>& data() { return self().values; }
   /// The values, read-only.
   const array<T>& data() const { return self().values; }
@@ -285,13 +299,18 @@ class dat {
     a.type_size = sizeof(T);
     a.dim = self().dim;
     a.what = self().what;
-    a.buffer = self().values.buffer();
-    a.context = self().values.ctx().get();
+    const detail::values_now v = values_of(state_.get());
+    a.buffer = v.buffer;
+    a.context = v.context;
     a.data = state_;
+    a.now = &values_of;
     a.dataset = self().dataset;
     a.through = through;
     a.index = index;
     return a;
+  }
+  static detail::values_now values_of(const void* data) {
+    return detail::values_now_of(static_cast<const state*>(data)->values);
   }
   state& self() const { return detail::handle_state(state_, "op::dat"); }
   std::shared_ptr<state> state_;
@@ -330,7 +349,8 @@ class global {
     detail::check_values(self().what, values.size(), dim(), "its dim");
     self().values.write(q, values.data(), 0, values.size());
   }
-  /// The values on the device (dim() of them).
+  /// The values on the device (dim() of them). Loops run on the array this holds when they run;
+  /// one of another size than their dim makes them throw.
   array<T>& data() { return self().values; }
   /// The values on the device, read-only.
   const array<T>& data() const { return self().values; }
@@ -345,9 +365,11 @@ class global {
     a.type_size = sizeof(T);
     a.dim = dim();
     a.what = self().what;
-    a.buffer = self().values.buffer();
-    a.context = self().values.ctx().get();
+    const detail::values_now v = values_of(state_.get());
+    a.buffer = v.buffer;
+    a.context = v.context;
     a.data = state_;
+    a.now = &values_of;
     return a;
   }
 
@@ -356,6 +378,9 @@ class global {
     std::string name, what;
     array<T> values;
   };
+  static detail::values_now values_of(const void* data) {
+    return detail::values_now_of(static_cast<const state*>(data)->values);
+  }
   state& self() const { return detail::handle_state(state_, "op::global"); }
   std::shared_ptr<state> state_;
 };

@@ -412,6 +412,25 @@ struct loop_state {
 
 namespace {
 
+// The buffer an argument's values are in now, checked: a dat's or global's data() may have been
+// given another array (or moved from) since the argument was made; the loop uses the new one.
+cl::Buffer values_buffer(const loop_state& st, const argument& a, std::size_t i) {
+  if (!a.now) return a.buffer;
+  const values_now v = a.now(a.data.get());
+  const std::string what = st.who + ": " + describe(a, i);
+  const bool global = a.kind == argument_kind::global;
+  const std::size_t expected = global ? a.dim : a.dataset.total_size() * a.dim;
+  if (v.size != expected || (v.size == 0 && global))
+    throw error(what + " holds " + std::to_string(v.size) + " value(s); expected " +
+                (global ? "its dim " + std::to_string(a.dim)
+                        : "set size x dim = " + std::to_string(a.dataset.total_size()) + " x " +
+                              std::to_string(a.dim) + " = " + std::to_string(expected)) +
+                " (its data() was given an array of another size, or moved from)");
+  if (v.size > 0 && v.context != st.ctx.get())
+    throw error(what + " belongs to another context than the queue");
+  return v.buffer;
+}
+
 // Every check of a loop, before anything is built or run.
 void check_loop(loop_state& st) {
   const auto& ks = *st.k.state();
@@ -425,6 +444,7 @@ void check_loop(loop_state& st) {
     const argument& a = st.args[i];
     const cfd::parameter& p = ks.params[i];
     const std::string what = st.who + ": " + describe(a, i);
+    values_buffer(st, a, i);
     if (a.context && a.context != st.ctx.get())
       throw error(what + " belongs to another context than the queue");
     if (a.kind == argument_kind::global) {
@@ -758,8 +778,9 @@ event loop::run(const queue& q, std::size_t first, std::size_t end) const {
   std::vector<cl::Buffer> buffers;
   std::vector<cfd::queue_temporary> partials;
   for (const map& m : st.maps) buffers.push_back(m.values().buffer());
-  for (const argument& a : st.args) {
-    buffers.push_back(a.buffer);
+  for (std::size_t i = 0; i < st.args.size(); ++i) {
+    const argument& a = st.args[i];
+    buffers.push_back(values_buffer(st, a, i));
     if (a.kind != argument_kind::global) continue;
     if (reduces(a)) {
       partials.emplace_back(q, groups * a.dim * a.type_size);

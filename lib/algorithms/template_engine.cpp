@@ -137,7 +137,8 @@ template_header start_template(const context& ctx, const std::string& what, cons
     for (std::string_view word : source_tokens(reserved)) is_reserved |= word == p.name;
     if (is_reserved)
       throw error(h.who + ": the parameter name \"" + p.name + "\" is reserved (" +
-                  std::string(reserved) + " and names starting with clforge_)");
+                  (reserved.empty() ? std::string() : std::string(reserved) + " and ") +
+                  "names starting with clforge_)");
   }
   // The one fp64 check (docs/errors.md row 18), before any source is generated.
   bool uses_double = require_type_support(ctx.info(), h.params, h.who);
