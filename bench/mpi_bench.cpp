@@ -130,6 +130,7 @@ int main(int argc, char** argv) {
   mpi_bench::setup s;
   std::string scaling = "strong", jobs = "sum,scan,sort,copy_if,stencil";
   std::size_t stencil_side = 128;
+  std::string transport = "auto";
   CLI::App app(
       "clforge-mpi-bench: distributed sum, inclusive scan, sort and copy_if of int32, and a halo "
       "exchange with a 3-D Jacobi sweep, over the ranks of MPI_COMM_WORLD, one device per rank; "
@@ -156,6 +157,11 @@ int main(int argc, char** argv) {
             return "unknown job \"" + job + "\" (sum, scan, sort, copy_if, stencil)";
         return "";
       });
+  app.add_option("--transport", transport,
+                 "auto: a shared-memory window where all ranks share a node, else messages; "
+                 "messages: MPI messages always")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "messages"}));
   app.add_option("--stencil-side", stencil_side,
                  "stencil: a side^3 float cube over the ranks (strong scaling) and per rank (weak)")
       ->capture_default_str()
@@ -169,6 +175,7 @@ int main(int argc, char** argv) {
     if (status >= 0) return status;
   }
   s.weak = scaling == "weak";
+  if (transport == "messages") clforge::mpi::set_transport(clforge::mpi::transport::messages);
   {
     std::stringstream in(jobs);
     std::string job;

@@ -15,9 +15,16 @@ if(TARGET clforge_mpi)
   function(clforge_add_mpi_test name program ranks timeout)
     add_test(NAME ${name}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe
-                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${program}> ${MPIEXEC_POSTFLAGS})
+                     ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${program}> ${MPIEXEC_POSTFLAGS} ${ARGN})
     set_tests_properties(${name} PROPERTIES LABELS mpi ENVIRONMENT "${CLFORGE_MPI_TEST_ENV}"
                                             TIMEOUT ${timeout} RESOURCE_LOCK clforge_mpi)
+  endfunction()
+  # Ranks on one machine exchange through a shared-memory window; ranks on several nodes send
+  # messages. CI has one machine, so test <name> runs `program` on `ranks` ranks with messages
+  # chosen (the tests' --messages) after the fixture that compiled its kernels.
+  function(clforge_add_mpi_messages_test name program ranks fixture)
+    clforge_add_mpi_test(${name} ${program} ${ranks} 300 --messages)
+    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
   endfunction()
   # The test program tests/mpi/<program>.cpp as tests <name>_np1 to <name>_np4; the one-rank run
   # compiles the kernels into the test cache first (fixture clforge_<name>_kernels).
@@ -40,6 +47,7 @@ if(TARGET clforge_mpi)
   endforeach()
   # One rank compiles the kernels into the test cache first: several ranks starting cold would
   # each compile every kernel at once on the same cores (minutes instead of seconds).
+  clforge_add_mpi_messages_test(mpi_messages_np3 test_mpi 3 clforge_mpi_kernels)
   set_tests_properties(mpi_np1 PROPERTIES FIXTURES_SETUP clforge_mpi_kernels)
   set_tests_properties(mpi_np2 mpi_np3 mpi_np4 mpi_disagree_np2 mpi_disagree_np3
                        PROPERTIES FIXTURES_REQUIRED clforge_mpi_kernels)
@@ -54,6 +62,7 @@ if(TARGET clforge_mpi)
     clforge_add_mpi_test(mpi_sort_np${ranks} test_mpi_sort ${ranks} 300)
     set_tests_properties(mpi_sort_np${ranks} PROPERTIES FIXTURES_REQUIRED clforge_mpi_kernels)
   endforeach()
+  clforge_add_mpi_messages_test(mpi_sort_messages_np3 test_mpi_sort 3 clforge_mpi_kernels)
 endif()
 
 # Package test for clforge::mpi: install, then a downstream project finds the mpi component and

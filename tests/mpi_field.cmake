@@ -4,4 +4,6 @@
 # cache first.
 if(TARGET clforge_mpi)
   clforge_add_mpi_program(test_mpi_field mpi_field)
+  clforge_add_mpi_messages_test(mpi_field_messages_np2 test_mpi_field 2 clforge_mpi_field_kernels)
+  clforge_add_mpi_messages_test(mpi_field_messages_np3 test_mpi_field 3 clforge_mpi_field_kernels)
 endif()

@@ -3,6 +3,7 @@
 # tests/mpi.cmake; the one-rank run compiles the kernels into the test cache first.
 if(TARGET clforge_mpi)
   clforge_add_mpi_program(test_mpi_op mpi_op)
+  clforge_add_mpi_messages_test(mpi_op_messages_np3 test_mpi_op 3 clforge_mpi_op_kernels)
 endif()
 
 # The airfoil-like example on 1, 2 and 4 ranks, a small mesh: every iteration's residual and the

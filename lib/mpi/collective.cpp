@@ -225,22 +225,6 @@ void gatherv(MPI_Comm comm, int root, const void* send, std::size_t count, void*
             "MPI_Gatherv");
 }
 
-void alltoallv(MPI_Comm comm, const void* send, const std::vector<std::size_t>& send_counts,
-               const std::vector<std::size_t>& send_offsets, void* recv,
-               const std::vector<std::size_t>& recv_counts,
-               const std::vector<std::size_t>& recv_offsets, std::size_t element_size) {
-  MPI_Datatype t = element_type(element_size);
-  const std::vector<int> sc = as_int(send_counts), so = as_int(send_offsets),
-                         rc = as_int(recv_counts), ro = as_int(recv_offsets);
-  const int rank = comm_rank(comm);
-  std::uint64_t sent = 0;
-  for (std::size_t k = 0; k < send_counts.size(); ++k)
-    if (static_cast<int>(k) != rank) sent += send_counts[k] * element_size;
-  timed_exchange timing(sent);
-  check_mpi(MPI_Alltoallv(send, sc.data(), so.data(), t, recv, rc.data(), ro.data(), t, comm),
-            "MPI_Alltoallv");
-}
-
 void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_sent) {
   std::lock_guard<std::mutex> lock(stats_mutex);
   totals.seconds += seconds;

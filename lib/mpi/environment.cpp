@@ -2,6 +2,7 @@
 // clforge::mpi: the device of each rank.
 #include "clforge/mpi/environment.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <vector>
 
@@ -10,6 +11,17 @@
 #include "clforge/mpi/collective.hpp"
 
 namespace clforge::mpi {
+
+namespace {
+std::atomic<transport> chosen_transport{transport::automatic};
+}  // namespace
+
+void set_transport(transport t) {
+  chosen_transport.store(t);
+}
+transport current_transport() {
+  return chosen_transport.load();
+}
 
 int node_local_rank(MPI_Comm comm) {
   MPI_Comm node;

@@ -14,6 +14,7 @@
 #include "check_mpi.hpp"
 #include "clforge/context.hpp"
 #include "clforge/error.hpp"
+#include "node_window.hpp"
 
 namespace clforge::mpi::detail {
 
@@ -24,8 +25,17 @@ namespace {
 // suffices (MPI keeps the messages between two ranks in order).
 constexpr int kHaloTag = 27029;
 
-// The staging: the queue's pinned area (detail::staging_lease, shared with the other exchanges
-// of the layer), ordinary memory where another exchange on the queue holds it.
+// Two transports, chosen alike on every rank (lease_node_window):
+// - the node window, where all ranks share a node: each rank copies what it sends off its device
+//   into its segment, after a header of (offset, bytes) per receiving rank; each receiver copies
+//   its parts from the senders' segments onto its device. The collective steps in between order
+//   the copies across ranks.
+// - messages otherwise: the data is staged in the queue's pinned area (detail::staging_lease,
+//   shared with the other exchanges of the layer, ordinary memory where another exchange on the
+//   queue holds it), sent point to point, and written from the staging.
+
+// MPI counts are ints: larger messages travel in parts of this many bytes.
+constexpr std::size_t kMessagePart = std::size_t(1) << 30;
 
 // ---- the plan as messages -------------------------------------------------------------------
 
@@ -64,10 +74,6 @@ std::vector<message> group(std::vector<halo_piece> pieces, const char* direction
     out.back().pieces.push_back(p);
     out.back().bytes += p.bytes;
     offset += p.bytes;
-    if (out.back().bytes > static_cast<std::size_t>(INT_MAX))
-      throw error("clforge::mpi: a halo message of " + std::to_string(out.back().bytes) +
-                  " bytes " + direction + " rank " + std::to_string(p.peer) +
-                  " exceeds MPI's int counts (use more ranks)");
   }
   return out;
 }
@@ -75,6 +81,11 @@ std::vector<message> group(std::vector<halo_piece> pieces, const char* direction
 }  // namespace
 
 namespace {
+// The node window's header: (offset, bytes) of the message to each rank.
+std::size_t node_header_bytes(int ranks) {
+  return 2 * sizeof(std::uint64_t) * static_cast<std::size_t>(ranks);
+}
+
 // Waits for and releases OpenCL events.
 void wait_all(std::vector<cl_event>& events) {
   if (events.empty()) return;
@@ -83,21 +94,142 @@ void wait_all(std::vector<cl_event>& events) {
   events.clear();
   check(status, "clWaitForEvents");
 }
+
+// The exchange's copies run on a queue of their own beside the caller's (same device), so the
+// device's copy engines work while kernels enqueued between start and finish run.
+struct transfer_queue {
+  cl_command_queue cl = nullptr;
+  ~transfer_queue() {
+    if (cl) {
+      clFinish(cl);
+      clReleaseCommandQueue(cl);
+    }
+  }
+};
+
+const std::shared_ptr<const void>& transfer_owner() {
+  static const std::shared_ptr<const void> owner = std::make_shared<int>(0);
+  return owner;
+}
+
+// q's transfer queue; null where none could be made (the copies then go on q).
+std::shared_ptr<transfer_queue> transfer_queue_of(const queue& q) {
+  return std::static_pointer_cast<transfer_queue>(q.attachment(transfer_owner(), [&] {
+    auto t = std::make_shared<transfer_queue>();
+    cl_device_id device = nullptr;
+    if (clGetCommandQueueInfo(q.get(), CL_QUEUE_DEVICE, sizeof device, &device, nullptr) ==
+        CL_SUCCESS) {
+      cl_int err = CL_SUCCESS;
+      t->cl = clCreateCommandQueueWithProperties(q.ctx().get(), device, nullptr, &err);
+      if (err != CL_SUCCESS) t->cl = nullptr;
+    }
+    return std::static_pointer_cast<void>(t);
+  }));
+}
+
 }  // namespace
 
 /// The exchange between start and finish.
 struct exchange_state {
   explicit exchange_state(const queue& on) : q(on) {}
   queue q;
+  std::shared_ptr<transfer_queue> transfers;
+  cl_command_queue copies_on = nullptr;  // transfers->cl, or q's where there is none
   MPI_Comm comm = MPI_COMM_NULL;
   call_info info;
   std::vector<message> sends, receives;
-  std::unique_ptr<staging_lease> staging;
+  std::unique_ptr<staging_lease> staging;  // messages
+  node_lease window;                       // or the node window
   std::vector<cl_event> copies;  // the reads into the staging, the own rank's device copies
   ~exchange_state() {
+    // Unfinished (an error): the copies must be done before the staging or window goes back.
+    if (!copies.empty()) clWaitForEvents(static_cast<cl_uint>(copies.size()), copies.data());
     for (cl_event e : copies) clReleaseEvent(e);
   }
 };
+
+// Step 3 through the node window: every sender's copies are done (the step before), so each
+// rank copies its parts from the senders' segments onto its device.
+void finish_through_window(exchange_state& s) {
+  const double start = MPI_Wtime();
+  std::uint64_t received = 0;
+  collective_step(s.comm, s.info, [&] {
+    const int me = comm_rank(s.comm);
+    const std::size_t header = node_header_bytes(comm_size(s.comm));
+    std::vector<cl_event> writes;
+    try {
+      for (const message& m : s.receives) {
+        const unsigned char* from = s.window.segment(m.peer);
+        const auto* entries = reinterpret_cast<const std::uint64_t*>(from);
+        const std::uint64_t offset = entries[2 * static_cast<std::size_t>(me)],
+                            bytes = entries[2 * static_cast<std::size_t>(me) + 1];
+        if (bytes != m.bytes)
+          throw error("clforge::mpi: rank " + std::to_string(m.peer) + " sends " +
+                      std::to_string(bytes) + " bytes to rank " + std::to_string(me) +
+                      ", which expects " + std::to_string(m.bytes) +
+                      " (the ranks' exchange plans differ)");
+        std::size_t at = header + offset;
+        for (const halo_piece& p : m.pieces) {
+          writes.emplace_back();
+          check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, from + at,
+                                     0, nullptr, &writes.back()),
+                "clEnqueueWriteBuffer");
+          at += p.bytes;
+        }
+        received += m.bytes;
+      }
+    } catch (...) {
+      wait_all(writes);  // no copy may still read the window once the step returns
+      throw;
+    }
+    wait_all(writes);
+  });
+  record_exchange(MPI_Wtime() - start, s.receives.size(), received);
+}
+
+// Step 3 with messages: one per neighbour and direction (in parts of kMessagePart bytes), then
+// what arrived onto the device. Every rank got past step 2, so every message has its partner.
+void finish_with_messages(exchange_state& s, std::uint64_t sent) {
+  if (!s.sends.empty() || !s.receives.empty()) {
+    char* host = static_cast<char*>(s.staging->data());
+    std::vector<MPI_Request> requests;
+    const double start = MPI_Wtime();
+    auto post = [&](const message& m, bool receive) {
+      for (std::size_t done = 0; done < m.bytes; done += kMessagePart) {
+        const int part = static_cast<int>(std::min(kMessagePart, m.bytes - done));
+        requests.emplace_back();
+        if (receive)
+          check_mpi(MPI_Irecv(host + m.offset + done, part, MPI_BYTE, m.peer, kHaloTag, s.comm,
+                              &requests.back()),
+                    "MPI_Irecv");
+        else
+          check_mpi(MPI_Isend(host + m.offset + done, part, MPI_BYTE, m.peer, kHaloTag, s.comm,
+                              &requests.back()),
+                    "MPI_Isend");
+      }
+    };
+    for (const message& m : s.receives) post(m, true);
+    for (const message& m : s.sends) post(m, false);
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+    record_exchange(MPI_Wtime() - start, requests.size(), sent);
+  }
+  collective_step(s.comm, s.info, [&] {
+    std::vector<cl_event> writes;
+    for (const message& m : s.receives) {
+      std::size_t at = m.offset;
+      for (const halo_piece& p : m.pieces) {
+        writes.emplace_back();
+        check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes,
+                                   static_cast<char*>(s.staging->data()) + at, 0, nullptr,
+                                   &writes.back()),
+              "clEnqueueWriteBuffer");
+        at += p.bytes;
+      }
+    }
+    wait_all(writes);
+  });
+}
 
 halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info& info,
                                   const std::function<void(halo_plan&)>& build) {
@@ -105,14 +237,16 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
   s->comm = comm;
   s->info = info;
   std::vector<halo_piece> self_sends, self_receives;
-  // Step 1: the plan; the reads of the data to send into the staging and the own rank's device
-  // copies enqueued (not waited for: work enqueued after the start overlaps them).
+  std::size_t send_bytes = 0, total = 0;
+  int me = 0, ranks = 0;
+  // Step 1: the plan.
   collective_step(comm, info, [&] {
-    const int me = comm_rank(comm), ranks = comm_size(comm);
+    me = comm_rank(comm);
+    ranks = comm_size(comm);
     halo_plan plan;
     build(plan);
-    std::size_t total = 0;
     s->sends = group(std::move(plan.sends), "to", me, ranks, total, self_sends);
+    send_bytes = total;
     s->receives = group(std::move(plan.receives), "from", me, ranks, total, self_receives);
     if (self_sends.size() != self_receives.size())
       throw error("clforge::mpi: the halo plan sends " + std::to_string(self_sends.size()) +
@@ -122,31 +256,58 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
           self_sends[k].bytes != self_receives[k].bytes)
         throw error("clforge::mpi: the halo pieces to and from the own rank differ (key " +
                     std::to_string(self_sends[k].key) + ")");
-    if (total > 0) s->staging = std::make_unique<staging_lease>(q, 0, total);
-    // An out-of-order queue: the copies start after what was enqueued before (the kernels that
-    // wrote the data).
-    if (q.out_of_order())
-      check(clEnqueueBarrierWithWaitList(q.get(), 0, nullptr, nullptr),
-            "clEnqueueBarrierWithWaitList");
+  });
+  const std::size_t header = node_header_bytes(ranks);
+  s->window = lease_node_window(comm, q.ctx().get(), header + send_bytes);
+  // Step 2: the reads of the data to send into the window or the staging, and the own rank's
+  // device copies, enqueued (not waited for: work enqueued after the start overlaps them).
+  collective_step(comm, info, [&] {
+    char* out = nullptr;
+    if (s->window) {
+      auto* entries = reinterpret_cast<std::uint64_t*>(s->window.segment(me));
+      std::fill(entries, entries + 2 * static_cast<std::size_t>(ranks), 0);
+      for (const message& m : s->sends) {
+        entries[2 * static_cast<std::size_t>(m.peer)] = m.offset;
+        entries[2 * static_cast<std::size_t>(m.peer) + 1] = m.bytes;
+      }
+      out = reinterpret_cast<char*>(s->window.segment(me)) + header;
+    } else if (total > 0) {
+      s->staging = std::make_unique<staging_lease>(q, 0, total);
+      out = static_cast<char*>(s->staging->data());
+    }
+    // The copies start after what was enqueued on q before (the kernels that wrote the data).
+    s->transfers = transfer_queue_of(q);
+    s->copies_on = s->transfers->cl ? s->transfers->cl : q.get();
+    cl_event before = nullptr;
+    if (s->transfers->cl || q.out_of_order())
+      check(clEnqueueMarkerWithWaitList(q.get(), 0, nullptr, &before),
+            "clEnqueueMarkerWithWaitList");
+    const cl_uint waits = before ? 1 : 0;
+    struct release_at_exit {
+      cl_event e;
+      ~release_at_exit() {
+        if (e) clReleaseEvent(e);
+      }
+    } release_before{before};
     for (const message& m : s->sends) {
       std::size_t at = m.offset;
       for (const halo_piece& p : m.pieces) {
         s->copies.emplace_back();
-        check(clEnqueueReadBuffer(q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                  static_cast<char*>(s->staging->data()) + at, 0, nullptr,
-                                  &s->copies.back()),
+        check(clEnqueueReadBuffer(s->copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, out + at,
+                                  waits, &before, &s->copies.back()),
               "clEnqueueReadBuffer");
         at += p.bytes;
       }
     }
     for (std::size_t k = 0; k < self_sends.size(); ++k) {
       s->copies.emplace_back();
-      check(clEnqueueCopyBuffer(q.get(), self_sends[k].buffer, self_receives[k].buffer,
+      check(clEnqueueCopyBuffer(s->copies_on, self_sends[k].buffer, self_receives[k].buffer,
                                 self_sends[k].offset, self_receives[k].offset, self_sends[k].bytes,
-                                0, nullptr, &s->copies.back()),
+                                waits, &before, &s->copies.back()),
             "clEnqueueCopyBuffer");
     }
     q.flush();
+    clFlush(s->copies_on);
   });
   halo_exchange pending;
   pending.state_ = std::move(s);
@@ -187,50 +348,14 @@ void halo_exchange::finish() {
   collective_step(s->comm, s->info, [&] {
     s->q.flush();  // what was enqueued since the start runs while the messages travel
     wait_all(s->copies);
+    if (s->window) s->window.sync();
   });
-
-  // One message per neighbour and direction. Every rank got past step 2, so every message has
-  // its partner.
-  if (!s->sends.empty() || !s->receives.empty()) {
-    char* host = static_cast<char*>(s->staging->data());
-    std::vector<MPI_Request> requests;
-    requests.reserve(s->sends.size() + s->receives.size());
-    std::uint64_t sent = 0;
-    const double start = MPI_Wtime();
-    for (const detail::message& m : s->receives) {
-      requests.emplace_back();
-      check_mpi(MPI_Irecv(host + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer, kHaloTag,
-                          s->comm, &requests.back()),
-                "MPI_Irecv");
-    }
-    for (const detail::message& m : s->sends) {
-      requests.emplace_back();
-      check_mpi(MPI_Isend(host + m.offset, static_cast<int>(m.bytes), MPI_BYTE, m.peer, kHaloTag,
-                          s->comm, &requests.back()),
-                "MPI_Isend");
-      sent += m.bytes;
-    }
-    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitall");
-    record_exchange(MPI_Wtime() - start, requests.size(), sent);
-  }
-
-  // Step 3: what arrived onto the device.
-  collective_step(s->comm, s->info, [&] {
-    std::vector<cl_event> writes;
-    for (const detail::message& m : s->receives) {
-      std::size_t at = m.offset;
-      for (const halo_piece& p : m.pieces) {
-        writes.emplace_back();
-        check(clEnqueueWriteBuffer(s->q.get(), p.buffer, CL_FALSE, p.offset, p.bytes,
-                                   static_cast<char*>(s->staging->data()) + at, 0, nullptr,
-                                   &writes.back()),
-              "clEnqueueWriteBuffer");
-        at += p.bytes;
-      }
-    }
-    wait_all(writes);
-  });
+  std::uint64_t sent = 0;
+  for (const detail::message& m : s->sends) sent += m.bytes;
+  if (s->window)
+    finish_through_window(*s);
+  else
+    finish_with_messages(*s, sent);
 }
 
 bool halo_exchange::pending() const {

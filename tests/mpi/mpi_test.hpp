@@ -103,9 +103,13 @@ struct test {
 
 /// MPI_Init, a queue on the rank's device (context_for_rank), each test with its time and
 /// whether any rank failed in it, the totals, MPI_Finalize; returns the exit code, the same on
-/// every rank. `banner` (rank 0 prints it with the device) may be null.
+/// every rank. `banner` (rank 0 prints it with the device) may be null. The argument
+/// `--messages` makes the exchanges send MPI messages (clforge::mpi::transport::messages).
 inline int run_tests(int argc, char** argv, const char* banner, std::initializer_list<test> tests) {
   MPI_Init(&argc, &argv);
+  for (int k = 1; k < argc; ++k)
+    if (std::string(argv[k]) == "--messages")
+      clforge::mpi::set_transport(clforge::mpi::transport::messages);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   try {

@@ -72,12 +72,6 @@ CLFORGE_MPI_API void scatterv(MPI_Comm comm, int root, const void* send,
 CLFORGE_MPI_API void gatherv(MPI_Comm comm, int root, const void* send, std::size_t count,
                              void* recv, const std::vector<std::size_t>& counts,
                              const std::vector<std::size_t>& offsets, std::size_t element_size);
-CLFORGE_MPI_API void alltoallv(MPI_Comm comm, const void* send,
-                               const std::vector<std::size_t>& send_counts,
-                               const std::vector<std::size_t>& send_offsets, void* recv,
-                               const std::vector<std::size_t>& recv_counts,
-                               const std::vector<std::size_t>& recv_offsets,
-                               std::size_t element_size);
 /// Adds an exchange made outside the functions above (point-to-point halos) to stats().
 CLFORGE_MPI_API void record_exchange(double seconds, std::uint64_t calls, std::uint64_t bytes_sent);
 /// values[k] = the sum over the ranks of their values[k], on every rank.
@@ -85,7 +79,7 @@ CLFORGE_MPI_API void allreduce_sum(MPI_Comm comm, std::uint64_t* values, std::si
 
 /// Elements held in rank order (rank s holds `counts[s]` of them, after the ranks before)
 /// moved to the contiguous blocks of a layout (block_layout offsets and counts, `ranks` of
-/// them): what this rank sends to and receives from each rank, in elements, for alltoallv.
+/// them): what this rank sends to and receives from each rank, in elements, for detail::exchange.
 struct to_blocks_plan {
   std::vector<std::size_t> send_counts, send_offsets, recv_counts, recv_offsets;
   std::size_t total = 0;     ///< elements over all ranks

@@ -15,6 +15,7 @@
 #include "clforge/error.hpp"
 #include "clforge/mpi/c_api.hpp"
 #include "clforge/mpi/collective.hpp"
+#include "clforge/mpi/halo.hpp"
 #include "clforge/mpi/layout.hpp"
 #include "clforge/queue.hpp"
 #include "clforge/types.hpp"
@@ -182,12 +183,11 @@ argument_layout layout_of(const char* who, const Args&... args) {
 }
 CLFORGE_MPI_API void throw_inconsistent_layouts(const std::string& who);
 
-/// MPI_Alltoallv between device arrays: this rank's src[send_offsets[d] ...) (send_counts[d]
+/// Alltoallv between device arrays: this rank's src[send_offsets[d] ...) (send_counts[d]
 /// elements) goes to rank d, which finds it at dst[recv_offsets[s] ...) for this rank s; with
 /// `values` and `values_dst`, the values at the same places move with the keys in the same
-/// message. The part a rank keeps is a device copy; only what leaves crosses the host, staged
-/// in the queue's pinned areas (staging_lease). Collective: the local parts run as
-/// collective_step steps of `info`.
+/// message. The part a rank keeps is a device copy; the rest travels as the halo exchange's
+/// pieces (halo.hpp: through the node window or as messages). Collective.
 template <class K, class V = K>
 void exchange(const queue& q, MPI_Comm comm, const call_info& info,
               const std::vector<std::size_t>& send_counts,
@@ -195,54 +195,29 @@ void exchange(const queue& q, MPI_Comm comm, const call_info& info,
               const std::vector<std::size_t>& recv_counts,
               const std::vector<std::size_t>& recv_offsets, const array<K>& src, array<K>& dst,
               const array<V>* values = nullptr, array<V>* values_dst = nullptr) {
-  const std::size_t ranks = send_counts.size(), me = static_cast<std::size_t>(comm_rank(comm));
-  // One message per rank: its keys, then its values (element_bytes per element).
-  const std::size_t element_bytes = sizeof(K) + (values ? sizeof(V) : 0);
-  std::vector<std::size_t> out_counts = send_counts, in_counts = recv_counts, out_offsets(ranks, 0),
-                           in_offsets(ranks, 0);
-  out_counts[me] = in_counts[me] = 0;
-  std::size_t out_total = 0, in_total = 0;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    out_offsets[r] = out_total;
-    out_total += out_counts[r];
-    in_offsets[r] = in_total;
-    in_total += in_counts[r];
-  }
-  std::unique_ptr<staging_lease> outgoing, incoming;
-  auto at = [&](const std::unique_ptr<staging_lease>& area, std::size_t element) {
-    return static_cast<unsigned char*>(area->data()) + element * element_bytes;
-  };
-  collective_step(comm, info, [&] {
-    for (const auto* counts : {&out_offsets, &in_offsets, &out_counts, &in_counts})
-      check_counts(info.what.c_str(), *counts);
-    outgoing = std::make_unique<staging_lease>(q, 0, out_total * element_bytes);
-    incoming = std::make_unique<staging_lease>(q, 1, in_total * element_bytes);
+  start_halo_exchange(q, comm, info, [&](halo_plan& plan) {
+    const std::size_t ranks = send_counts.size();
+    for (const auto* counts : {&send_offsets, &recv_offsets, &recv_counts})
+      if (counts->size() != ranks)
+        throw error(info.what + ": the exchange's counts and offsets differ in length");
+    auto add = [&](std::vector<halo_piece>& to, int peer, std::uint64_t key, cl_mem buffer,
+                   std::size_t element, std::size_t at, std::size_t count) {
+      if (count > 0) to.push_back({peer, key, buffer, at * element, count * element});
+    };
     for (std::size_t r = 0; r < ranks; ++r) {
-      if (out_counts[r] == 0) continue;
-      unsigned char* message = at(outgoing, out_offsets[r]);
-      src.read(q, reinterpret_cast<K*>(message), send_offsets[r], out_counts[r]);
-      if (values)
-        values->read(q, reinterpret_cast<V*>(message + out_counts[r] * sizeof(K)), send_offsets[r],
-                     out_counts[r]);
+      const int peer = static_cast<int>(r);
+      clforge::detail::check_range("exchange (source)", send_offsets[r], send_counts[r],
+                                   src.size());
+      clforge::detail::check_range("exchange (destination)", recv_offsets[r], recv_counts[r],
+                                   dst.size());
+      add(plan.sends, peer, 0, src.get(), sizeof(K), send_offsets[r], send_counts[r]);
+      add(plan.receives, peer, 0, dst.get(), sizeof(K), recv_offsets[r], recv_counts[r]);
+      if (values) {
+        add(plan.sends, peer, 1, values->get(), sizeof(V), send_offsets[r], send_counts[r]);
+        add(plan.receives, peer, 1, values_dst->get(), sizeof(V), recv_offsets[r], recv_counts[r]);
+      }
     }
-    if (send_counts[me] > 0) {
-      src.copy_to(q, dst, send_offsets[me], recv_offsets[me], send_counts[me]);
-      if (values)
-        values->copy_to(q, *values_dst, send_offsets[me], recv_offsets[me], send_counts[me]);
-    }
-  });
-  alltoallv(comm, outgoing->data(), out_counts, out_offsets, incoming->data(), in_counts,
-            in_offsets, element_bytes);
-  collective_step(comm, info, [&] {
-    for (std::size_t r = 0; r < ranks; ++r) {
-      if (in_counts[r] == 0) continue;
-      const unsigned char* message = at(incoming, in_offsets[r]);
-      dst.write(q, reinterpret_cast<const K*>(message), recv_offsets[r], in_counts[r]);
-      if (values)
-        values_dst->write(q, reinterpret_cast<const V*>(message + in_counts[r] * sizeof(K)),
-                          recv_offsets[r], in_counts[r]);
-    }
-  });
+  }).finish();
 }
 
 }  // namespace detail

@@ -21,6 +21,22 @@ CLFORGE_MPI_API int node_local_rank(MPI_Comm comm);
 /// every rank throw.
 CLFORGE_MPI_API context context_for_rank(MPI_Comm comm);
 
+// ---- how data crosses ranks ----------------------------------------------------------------
+
+/// How the exchanges (sort, copy_if, halos, the mesh loops) move data between ranks.
+enum class transport {
+  /// Where every rank of the communicator runs on one node, through a shared-memory window
+  /// (each rank copies what it sends off its device into its segment; each receiver copies its
+  /// part from there onto its device); otherwise MPI messages staged in pinned host memory.
+  automatic,
+  /// Always MPI messages (to compare, or where an MPI's shared-memory windows misbehave).
+  messages,
+};
+/// Sets how this process's later exchanges move data. Ranks that differ take messages: an
+/// exchange uses the shared-memory window only where every rank chose `automatic`.
+CLFORGE_MPI_API void set_transport(transport t);
+CLFORGE_MPI_API transport current_transport();
+
 // ---- what the exchanges cost ----------------------------------------------------------------
 
 /// Time this process spent inside MPI calls made by clforge::mpi (the exchanges and the
