@@ -3,7 +3,7 @@
 //
 // Each rank sorts its block (clforge::sort, stable), picks regular samples of it, and the ranks
 // choose splitters from everyone's samples; each rank sends the elements between two splitters
-// to one rank (MPI_Alltoallv), which sorts what arrives (stable: the runs arrive in rank order)
+// to one rank (detail::exchange), which sorts what arrives (stable: the runs arrive in rank order)
 // and the result moves to the array's blocks (a second, mostly neighbour-to-neighbour, exchange).
 // Elements with equal keys are told apart by (rank, position in the rank's sorted block), which
 // is their global input order: the sort is stable across ranks, and many equal keys still split
