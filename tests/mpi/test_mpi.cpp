@@ -104,6 +104,30 @@ void test_builtin_reductions(const cf::queue& q) {
           ref);
     const cl_int s32 = cm::sum(q, x);
     CHECK(s32 == cf::sum(q, whole), "sum<int> n=%zu", n);
+    // Sums that wrap (as on the device), and unsigned ones: the ranks' partials are combined
+    // on the host.
+    {
+      std::vector<cl_int> big(n);
+      std::vector<cl_uint> ubig(n);
+      cl_uint wrapped = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        big[k] = static_cast<cl_int>(2147483000 - static_cast<cl_int>(k % 977));
+        ubig[k] = 4294967000u - static_cast<cl_uint>(k % 991);
+        wrapped += static_cast<cl_uint>(big[k]);
+      }
+      auto xb = scattered(q, big);
+      auto xu = scattered(q, ubig);
+      const cl_uint uref = std::accumulate(ubig.begin(), ubig.end(), cl_uint(0));
+      CHECK(cm::sum(q, xb) == static_cast<cl_int>(wrapped), "wrapping sum<int> n=%zu", n);
+      CHECK(cm::sum(q, xu) == uref, "wrapping sum<uint> n=%zu", n);
+      CHECK(cm::dot(q, xu, xu) == cf::dot(q, cf::array<cl_uint>::from_host(q, ubig),
+                                          cf::array<cl_uint>::from_host(q, ubig)),
+            "dot<uint> n=%zu", n);
+      if (n > 0) {
+        CHECK(cm::max(q, xu) == *std::max_element(ubig.begin(), ubig.end()), "max<uint> n=%zu", n);
+        CHECK(cm::min(q, xb) == *std::min_element(big.begin(), big.end()), "min<int> n=%zu", n);
+      }
+    }
     if (n > 0) {
       CHECK(cm::min(q, x) == *std::min_element(host.begin(), host.end()), "min n=%zu", n);
       CHECK(cm::max(q, x) == *std::max_element(host.begin(), host.end()), "max n=%zu", n);

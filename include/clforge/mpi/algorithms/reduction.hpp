@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Reductions across ranks: clforge::mpi::reduction_kernel, sum, dot, min, max. Each rank
-// reduces its block on its device; the partials are allgathered and reduced again on every device.
+// reduces its block on its device; the partials are allgathered and reduced again on every device
+// (integer sum, dot, min and max: on the host, where the result is the same).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "clforge/array.hpp"
@@ -33,6 +36,31 @@ T reduce_over_ranks(MPI_Comm comm, const queue& q, const call_info& info, Partia
     result = combine(partials);
   });
   return result;
+}
+
+template <class T>
+inline constexpr bool combines_on_host = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// Integer partials combined on the host in rank order, after one step and the allgather: the
+/// operations on integers are exact (sums wrap as on the device), so the value is the device
+/// combine's without its round trip (upload, kernel, read back: tens of microseconds on a GPU).
+template <class T, class Partial, class Combine>
+T reduce_integers_over_ranks(MPI_Comm comm, const call_info& info, Partial&& partial,
+                             Combine&& combine) {
+  T mine{};
+  collective_step(comm, info, [&] { mine = partial(); });
+  std::vector<T> all(static_cast<std::size_t>(comm_size(comm)));
+  allgather(comm, &mine, all.data(), sizeof(T));
+  T result = all[0];
+  for (std::size_t r = 1; r < all.size(); ++r) result = combine(result, all[r]);
+  return result;
+}
+
+/// a + b with wrap-around, as the device adds integers.
+template <class T>
+T wrapping_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
 }
 
 }  // namespace detail
@@ -99,54 +127,73 @@ class reduction_kernel {
 template <class R = void, class T>
 clforge::detail::sum_result_t<R, T> sum(const queue& q, const distributed_array<T>& x) {
   using Out = clforge::detail::sum_result_t<R, T>;
-  return detail::reduce_over_ranks<Out>(
-      x.comm(), q,
-      {"sum<" + type_name<Out>() + ">", detail::fingerprint({detail::type_tag<T>()}), x.size()},
-      [&] { return local::sum<Out>(q, x.local()); },
-      [&](const array<Out>& partials) { return local::sum<Out>(q, partials); });
+  const detail::call_info info{"sum<" + type_name<Out>() + ">",
+                               detail::fingerprint({detail::type_tag<T>()}), x.size()};
+  auto partial = [&] { return local::sum<Out>(q, x.local()); };
+  if constexpr (detail::combines_on_host<Out>)
+    return detail::reduce_integers_over_ranks<Out>(x.comm(), info, partial,
+                                                   detail::wrapping_add<Out>);
+  else
+    return detail::reduce_over_ranks<Out>(
+        x.comm(), q, info, partial,
+        [&](const array<Out>& partials) { return local::sum<Out>(q, partials); });
 }
 
 /// Sum of x[i] * y[i] over all ranks (x and y of one layout). Collective.
 template <class T>
 T dot(const queue& q, const distributed_array<T>& x, const distributed_array<T>& y) {
-  return detail::reduce_over_ranks<T>(
-      x.comm(), q,
-      {"dot<" + type_name<T>() + ">",
-       detail::fingerprint({detail::type_tag<T>(), std::to_string(y.size())}), x.size()},
-      [&] {
-        if (!(x.layout() == y.layout()))
-          throw error("clforge::mpi::dot: x has " + std::to_string(x.size()) + " elements, y " +
-                      std::to_string(y.size()));
-        return local::dot(q, x.local(), y.local());
-      },
-      [&](const array<T>& partials) { return local::sum<T>(q, partials); });
+  const detail::call_info info{
+      "dot<" + type_name<T>() + ">",
+      detail::fingerprint({detail::type_tag<T>(), std::to_string(y.size())}), x.size()};
+  auto partial = [&] {
+    if (!(x.layout() == y.layout()))
+      throw error("clforge::mpi::dot: x has " + std::to_string(x.size()) + " elements, y " +
+                  std::to_string(y.size()));
+    return local::dot(q, x.local(), y.local());
+  };
+  if constexpr (detail::combines_on_host<T>)
+    return detail::reduce_integers_over_ranks<T>(x.comm(), info, partial, detail::wrapping_add<T>);
+  else
+    return detail::reduce_over_ranks<T>(x.comm(), q, info, partial, [&](const array<T>& partials) {
+      return local::sum<T>(q, partials);
+    });
 }
 
 /// Smallest element over all ranks (NaN ignored, as clforge::min). Throws on every rank for an
 /// empty array. Collective.
 template <class T>
 T min(const queue& q, const distributed_array<T>& x) {
-  return detail::reduce_over_ranks<T>(
-      x.comm(), q,
-      {"min<" + type_name<T>() + ">", detail::fingerprint({detail::type_tag<T>()}), x.size()},
-      [&] {
-        if (x.size() == 0) throw error("clforge::mpi::min: the array is empty");
-        return local::min_or_neutral(q, x.local());
-      },
-      [&](const array<T>& partials) { return local::min_or_neutral(q, partials); });
+  const detail::call_info info{"min<" + type_name<T>() + ">",
+                               detail::fingerprint({detail::type_tag<T>()}), x.size()};
+  auto partial = [&] {
+    if (x.size() == 0) throw error("clforge::mpi::min: the array is empty");
+    return local::min_or_neutral(q, x.local());
+  };
+  if constexpr (detail::combines_on_host<T>)
+    return detail::reduce_integers_over_ranks<T>(x.comm(), info, partial,
+                                                 [](T a, T b) { return std::min(a, b); });
+  else
+    return detail::reduce_over_ranks<T>(x.comm(), q, info, partial, [&](const array<T>& partials) {
+      return local::min_or_neutral(q, partials);
+    });
 }
 
 /// Largest element over all ranks (NaN ignored, as clforge::max). Collective.
 template <class T>
 T max(const queue& q, const distributed_array<T>& x) {
-  return detail::reduce_over_ranks<T>(
-      x.comm(), q,
-      {"max<" + type_name<T>() + ">", detail::fingerprint({detail::type_tag<T>()}), x.size()},
-      [&] {
-        if (x.size() == 0) throw error("clforge::mpi::max: the array is empty");
-        return local::max_or_neutral(q, x.local());
-      },
-      [&](const array<T>& partials) { return local::max_or_neutral(q, partials); });
+  const detail::call_info info{"max<" + type_name<T>() + ">",
+                               detail::fingerprint({detail::type_tag<T>()}), x.size()};
+  auto partial = [&] {
+    if (x.size() == 0) throw error("clforge::mpi::max: the array is empty");
+    return local::max_or_neutral(q, x.local());
+  };
+  if constexpr (detail::combines_on_host<T>)
+    return detail::reduce_integers_over_ranks<T>(x.comm(), info, partial,
+                                                 [](T a, T b) { return std::max(a, b); });
+  else
+    return detail::reduce_over_ranks<T>(x.comm(), q, info, partial, [&](const array<T>& partials) {
+      return local::max_or_neutral(q, partials);
+    });
 }
 
 }  // namespace clforge::mpi
