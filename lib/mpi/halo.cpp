@@ -272,7 +272,7 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
       }
       out = reinterpret_cast<char*>(s->window.segment(me)) + header;
     } else if (total > 0) {
-      s->staging = std::make_unique<staging_lease>(q, 0, total);
+      s->staging = std::make_unique<staging_lease>(q, total);
       out = static_cast<char*>(s->staging->data());
     }
     // The copies start after what was enqueued on q before (the kernels that wrote the data).

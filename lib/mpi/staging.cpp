@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// clforge::mpi staging areas: pinned (mapped) host memory per queue for the exchanges. The C
-// API of OpenCL, so nothing depends on CLHPP's exception setting.
+// clforge::mpi staging area: pinned (mapped) host memory per queue for the exchanges by message.
+// The C API of OpenCL, so nothing depends on CLHPP's exception setting.
 #include <algorithm>
 #include <mutex>
 
@@ -53,28 +53,24 @@ struct pinned_area {
   }
 };
 
-struct pinned_areas {
-  pinned_area slot[2];
-};
-
-const std::shared_ptr<const void>& areas_owner() {
+const std::shared_ptr<const void>& area_owner() {
   static const std::shared_ptr<const void> owner = std::make_shared<int>(0);
   return owner;
 }
 
 }  // namespace
 
-staging_lease::staging_lease(const queue& q, int slot, std::size_t bytes) {
+staging_lease::staging_lease(const queue& q, std::size_t bytes) {
   if (bytes == 0) return;
-  auto areas = std::static_pointer_cast<pinned_areas>(q.attachment(areas_owner(), [] {
-    return std::static_pointer_cast<void>(std::make_shared<pinned_areas>());
+  auto area = std::static_pointer_cast<pinned_area>(q.attachment(area_owner(), [] {
+    return std::static_pointer_cast<void>(std::make_shared<pinned_area>());
   }));
-  pinned_area& a = areas->slot[slot == 0 ? 0 : 1];
+  pinned_area& a = *area;
   if (a.busy.try_lock()) {
     // Grown by half at least, so that slowly growing exchanges do not map again every call.
     if (a.bytes >= bytes || a.grow(q, std::max(bytes, a.bytes + a.bytes / 2))) {
       data_ = a.mapped;
-      areas_ = areas;
+      area_ = area;
       held_ = &a;
       return;
     }

@@ -190,7 +190,7 @@ void test_commutes(const cf::queue&) {
 // held area gets ordinary memory.
 void test_staging(const cf::queue& q) {
   for (std::size_t bytes : {std::size_t(16), std::size_t(1) << 20, std::size_t(3) << 20}) {
-    cm::detail::staging_lease lease(q, 0, bytes);
+    cm::detail::staging_lease lease(q, bytes);
     CHECK(lease.pinned(), "staging area of %zu bytes is mapped memory", bytes);
     std::memset(lease.data(), 0x5a, bytes);
     cf::array<unsigned char> a(q, bytes);
@@ -198,10 +198,10 @@ void test_staging(const cf::queue& q) {
     std::vector<unsigned char> back = a.to_host(q);
     CHECK(std::all_of(back.begin(), back.end(), [](unsigned char c) { return c == 0x5a; }),
           "staging area round trip");
-    cm::detail::staging_lease second(q, 0, 64);
+    cm::detail::staging_lease second(q, 64);
     CHECK(!second.pinned() && second.data() != nullptr, "a held area gives ordinary memory");
   }
-  cm::detail::staging_lease none(q, 1, 0);
+  cm::detail::staging_lease none(q, 0);
   CHECK(none.data() == nullptr, "a lease of 0 bytes");
 }
 

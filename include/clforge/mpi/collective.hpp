@@ -93,12 +93,12 @@ CLFORGE_MPI_API to_blocks_plan plan_to_blocks(const std::vector<std::uint64_t>& 
 /// Host memory an exchange stages through on `q`: pinned where the driver gives it (a buffer
 /// made with CL_MEM_ALLOC_HOST_PTR, mapped once, kept with the queue and grown as needed), so
 /// that reads and writes of device arrays move straight between the device and the memory MPI
-/// sends from. Two areas per queue (`slot` 0 and 1: outgoing and incoming); a lease holds one
-/// until it ends, and a lease of an area another lease holds (another thread on the queue) or
-/// that cannot be made gets ordinary memory. Kept areas go with the queue.
+/// sends from. One area per queue (the halo exchange's messages, both directions); a lease holds
+/// it until it ends, and a lease while another lease holds it (another thread on the queue) or
+/// where it cannot be made gets ordinary memory. The kept area goes with the queue.
 class CLFORGE_MPI_API staging_lease {
  public:
-  staging_lease(const queue& q, int slot, std::size_t bytes);
+  staging_lease(const queue& q, std::size_t bytes);
   ~staging_lease();
   staging_lease(const staging_lease&) = delete;
   staging_lease& operator=(const staging_lease&) = delete;
@@ -109,8 +109,8 @@ class CLFORGE_MPI_API staging_lease {
 
  private:
   void* data_ = nullptr;
-  std::shared_ptr<void> areas_;  // keeps the held area alive
-  void* held_ = nullptr;         // the held area (its lock), or null
+  std::shared_ptr<void> area_;  // keeps the held area alive
+  void* held_ = nullptr;        // the held area (its lock), or null
   std::vector<unsigned char> fallback_;
 };
 
