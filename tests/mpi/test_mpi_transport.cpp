@@ -150,29 +150,35 @@ void test_pending(const cf::queue& q) {
     halo_field<float> a(q, 3 * r + 1, 37, 1, 1, true, nan_or(0.0f), 1);
     halo_field<cl_int> b(q, 5 * r + 2, 11, 2, 2, false, 0x7eadbeef, 2);
     halo_field<double> c(q, 2 * r + 1, 300, 2, 1, true, nan_or(0.0), 3);
-    for (int order = 0; order < 4; ++order) {
+    // Orders 0 and 1: two exchanges, finished in start order and in reverse; 2 and 3: three;
+    // 4: three dropped unfinished (their destructors finish them, in reverse order).
+    for (int order = 0; order < 5; ++order) {
       a.spoil(q);
       b.spoil(q);
       c.spoil(q);
       cm::reset_stats();
       const bool three = order >= 2, reverse = order % 2 == 1;
-      cm::halo_exchange xa = cm::start_halo_exchange(q, a.f);
-      cm::halo_exchange xb = cm::start_halo_exchange(q, b.f);
-      cm::halo_exchange xc;
-      if (three) xc = cm::start_halo_exchange(q, c.f);
-      CHECK(xa.pending() && xb.pending() && (!three || xc.pending()), "%s order %d: pending",
-            transport_name(), order);
-      if (reverse) {
-        if (three) xc.finish();
-        xb.finish();
-        xa.finish();
-      } else {
-        xa.finish();
-        xb.finish();
-        if (three) xc.finish();
+      {
+        cm::halo_exchange xa = cm::start_halo_exchange(q, a.f);
+        cm::halo_exchange xb = cm::start_halo_exchange(q, b.f);
+        cm::halo_exchange xc;
+        if (three) xc = cm::start_halo_exchange(q, c.f);
+        CHECK(xa.pending() && xb.pending() && (!three || xc.pending()), "%s order %d: pending",
+              transport_name(), order);
+        if (order < 4) {
+          if (reverse) {
+            if (three) xc.finish();
+            xb.finish();
+            xa.finish();
+          } else {
+            xa.finish();
+            xb.finish();
+            if (three) xc.finish();
+          }
+          CHECK(!xa.pending() && !xb.pending() && !xc.pending(), "%s order %d: finished",
+                transport_name(), order);
+        }
       }
-      CHECK(!xa.pending() && !xb.pending() && !xc.pending(), "%s order %d: finished",
-            transport_name(), order);
       CHECK(a.right(q), "%s order %d: field a's slab differs from the reference", transport_name(),
             order);
       CHECK(b.right(q), "%s order %d: field b's slab differs from the reference", transport_name(),
@@ -357,6 +363,31 @@ void test_mixed_transports(const cf::queue& q) {
           static_cast<unsigned long long>(cm::stats().calls),
           static_cast<unsigned long long>(f.calls(window)), window ? "window" : "messages");
   }
+  // The transport an exchange took at its start stays until it finishes: rank 0 switches to
+  // messages while the window's exchange is pending (the one started then takes messages on
+  // every rank), and back.
+  cm::set_transport(cm::transport::automatic);
+  halo_field<float> a(q, 3 * r + 2, 9, 2, 1, true, nan_or(0.0f), ++seed);
+  halo_field<float> b(q, 2 * r + 1, 13, 1, 1, false, nan_or(0.0f), ++seed);
+  a.spoil(q);
+  b.spoil(q);
+  cm::reset_stats();
+  cm::halo_exchange xa = cm::start_halo_exchange(q, a.f);
+  if (rank == 0) cm::set_transport(cm::transport::messages);
+  cm::halo_exchange xb = cm::start_halo_exchange(q, b.f);
+  sort_case<float>(q, MPI_COMM_WORLD, "world, an exchange pending", 3000, ++seed);
+  cm::set_transport(cm::transport::automatic);
+  sort_case<cl_uint>(q, MPI_COMM_WORLD, "world, an exchange pending", 3000, ++seed);
+  cm::reset_stats();
+  xa.finish();
+  xb.finish();
+  CHECK(a.right(q) && b.right(q), "switching while pending: the slabs differ from the reference");
+  // Two agreements of each exchange (the plan, the reads started) came before the reset.
+  const std::uint64_t expected = a.calls(true) + b.calls(false) - 4;
+  CHECK(cm::stats().calls == expected,
+        "switching while pending: %llu MPI calls, expected %llu (window, then messages)",
+        static_cast<unsigned long long>(cm::stats().calls),
+        static_cast<unsigned long long>(expected));
   cm::set_transport(was);
 }
 
