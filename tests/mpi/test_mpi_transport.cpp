@@ -59,11 +59,8 @@ void for_both_transports(F&& body) {
   cm::set_transport(was);
 }
 
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
+using mpi_test::key_less;
+using mpi_test::same_bits;
 
 // ---- halos ------------------------------------------------------------------------------------
 
@@ -242,17 +239,6 @@ void test_receive_only(const cf::queue& q) {
 }
 
 // ---- sort ------------------------------------------------------------------------------------
-
-// clforge::sort's order: -0.0 before +0.0, NaNs equal and last.
-template <class K>
-bool key_less(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(b)) return true;
-    if (a == 0 && b == 0) return std::signbit(a) && !std::signbit(b);
-  }
-  return a < b;
-}
 
 // Random keys, the same on every rank; floating point with NaN, +-0 and +-inf mixed in.
 template <class K>
