@@ -84,12 +84,14 @@ struct halo_field {
                                     periodic ? cm::split_ends::periodic : cm::split_ends::open);
     f.scatter_from(0, rank == 0 ? global : std::vector<T>());
   }
-  // The ghost layers (and everything else) set to the sentinel again, enqueued and not waited
-  // for, then the interior written back: the exchange must come after both.
+  // The ghost layers (and everything else) set to the sentinel again, then the interior written
+  // back, both enqueued and not waited for: the exchange must read and write after them
+  // (`global` outlives the upload).
   void spoil(const cf::queue& q) {
     f.local().fill(q, sentinel);
     const std::size_t n = f.local_shape()[0] * cols;
-    if (n > 0) f.local().local().write(q, global.data() + f.offset()[0] * cols, low * cols, n);
+    if (n > 0)
+      f.local().local().write_async(q, global.data() + f.offset()[0] * cols, low * cols, n);
   }
   // This rank's allocation as an exchange leaves it: the interior and every ghost row that has
   // a global row (open ends keep the sentinel outside the field).
