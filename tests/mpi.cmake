@@ -82,3 +82,14 @@ if(TARGET clforge_mpi)
                                                        TIMEOUT 600
                                                        RESOURCE_LOCK "clforge_mpi;clforge_install_manifest")
 endif()
+
+# How the exchanges move data (tests/mpi/test_mpi_transport.cpp): exchanges pending at once,
+# sub-communicators, ranks on different transports, MPI_Finalize with windows cached; -np 1
+# compiles the kernels into the test cache first, -np 2 to 4 test the transports.
+if(TARGET clforge_mpi)
+  clforge_add_mpi_program(test_mpi_transport mpi_transport)
+  # A few seconds a run: a hang (MPI_Finalize with windows left, ranks on different transports)
+  # fails within a minute.
+  set_tests_properties(mpi_transport_np1 mpi_transport_np2 mpi_transport_np3 mpi_transport_np4
+                       PROPERTIES TIMEOUT 60)
+endif()

@@ -141,11 +141,19 @@ struct exchange_state {
   std::unique_ptr<staging_lease> staging;  // messages
   node_lease window;                       // or the node window
   std::vector<cl_event> copies;  // the reads into the staging, the own rank's device copies
+  // Done when what was enqueued on q before the start is: the copies off the device and the
+  // writes of what arrives wait for it (null where they go on q itself, in order). The writes
+  // need it too: a rank that sends nothing has no copy that waited for q, and a kernel enqueued
+  // before the start may still write or read the regions being received.
+  cl_event after_caller = nullptr;
   ~exchange_state() {
     // Unfinished (an error): the copies must be done before the staging or window goes back.
     if (!copies.empty()) clWaitForEvents(static_cast<cl_uint>(copies.size()), copies.data());
     for (cl_event e : copies) clReleaseEvent(e);
+    if (after_caller) clReleaseEvent(after_caller);
   }
+  cl_uint waits() const { return after_caller ? 1 : 0; }
+  const cl_event* wait_list() const { return after_caller ? &after_caller : nullptr; }
 };
 
 // Step 3 through the node window: every sender's copies are done (the step before), so each
@@ -172,7 +180,7 @@ void finish_through_window(exchange_state& s) {
         for (const halo_piece& p : m.pieces) {
           writes.emplace_back();
           check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, from + at,
-                                     0, nullptr, &writes.back()),
+                                     s.waits(), s.wait_list(), &writes.back()),
                 "clEnqueueWriteBuffer");
           at += p.bytes;
         }
@@ -221,8 +229,8 @@ void finish_with_messages(exchange_state& s, std::uint64_t sent) {
       for (const halo_piece& p : m.pieces) {
         writes.emplace_back();
         check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes,
-                                   static_cast<char*>(s.staging->data()) + at, 0, nullptr,
-                                   &writes.back()),
+                                   static_cast<char*>(s.staging->data()) + at, s.waits(),
+                                   s.wait_list(), &writes.back()),
               "clEnqueueWriteBuffer");
         at += p.bytes;
       }
@@ -278,23 +286,15 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
     // The copies start after what was enqueued on q before (the kernels that wrote the data).
     s->transfers = transfer_queue_of(q);
     s->copies_on = s->transfers->cl ? s->transfers->cl : q.get();
-    cl_event before = nullptr;
     if (s->transfers->cl || q.out_of_order())
-      check(clEnqueueMarkerWithWaitList(q.get(), 0, nullptr, &before),
+      check(clEnqueueMarkerWithWaitList(q.get(), 0, nullptr, &s->after_caller),
             "clEnqueueMarkerWithWaitList");
-    const cl_uint waits = before ? 1 : 0;
-    struct release_at_exit {
-      cl_event e;
-      ~release_at_exit() {
-        if (e) clReleaseEvent(e);
-      }
-    } release_before{before};
     for (const message& m : s->sends) {
       std::size_t at = m.offset;
       for (const halo_piece& p : m.pieces) {
         s->copies.emplace_back();
         check(clEnqueueReadBuffer(s->copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, out + at,
-                                  waits, &before, &s->copies.back()),
+                                  s->waits(), s->wait_list(), &s->copies.back()),
               "clEnqueueReadBuffer");
         at += p.bytes;
       }
@@ -303,7 +303,7 @@ halo_exchange start_halo_exchange(const queue& q, MPI_Comm comm, const call_info
       s->copies.emplace_back();
       check(clEnqueueCopyBuffer(s->copies_on, self_sends[k].buffer, self_receives[k].buffer,
                                 self_sends[k].offset, self_receives[k].offset, self_sends[k].bytes,
-                                waits, &before, &s->copies.back()),
+                                s->waits(), s->wait_list(), &s->copies.back()),
             "clEnqueueCopyBuffer");
     }
     q.flush();

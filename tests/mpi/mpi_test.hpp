@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the clforge::mpi test programs share: the rank, CHECK (counted on every rank), the loop
 // that runs named tests and lets the failures of all ranks decide every rank's exit code, the
-// check that every rank got the same error message, and arrays scattered and gathered whole.
+// check that every rank got the same error message, arrays scattered and gathered whole, and
+// the sorts' reference order.
 #pragma once
 
 #include <clforge/clforge.hpp>
@@ -9,11 +10,14 @@
 
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mpi_test {
@@ -94,6 +98,24 @@ std::vector<T> everywhere(const clforge::mpi::distributed_array<T>& x) {
   all.resize(x.size());
   MPI_Bcast(all.data(), static_cast<int>(all.size() * sizeof(T)), MPI_BYTE, 0, MPI_COMM_WORLD);
   return all;
+}
+
+/// The reference order: clforge::sort's (floating point: -0.0 before +0.0, NaNs equal and last).
+template <class K>
+bool key_less(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+    if (a == 0 && b == 0) return std::signbit(a) && !std::signbit(b);
+  }
+  return a < b;
+}
+
+/// Equal lengths and bytes (NaNs and signed zeros told apart).
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
 struct test {

@@ -53,22 +53,8 @@ std::vector<K> random_keys(std::size_t n, std::uint32_t seed, int distinct) {
   return v;
 }
 
-// The reference order: clforge::sort's (floating point: -0.0 before +0.0, NaNs equal and last).
-template <class K>
-bool key_less(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(b)) return true;
-    if (a == 0 && b == 0) return std::signbit(a) && !std::signbit(b);
-  }
-  return a < b;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
-}
+using mpi_test::key_less;
+using mpi_test::same_bits;
 
 using mpi_test::everywhere;
 
