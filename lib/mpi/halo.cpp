@@ -164,6 +164,7 @@ void finish_through_window(exchange_state& s) {
   collective_step(s.comm, s.info, [&] {
     const int me = comm_rank(s.comm);
     const std::size_t header = node_header_bytes(comm_size(s.comm));
+    s.window.sync();  // the senders' stores before the agreement, seen by this rank's loads
     std::vector<cl_event> writes;
     try {
       for (const message& m : s.receives) {

@@ -76,7 +76,9 @@ int free_at_finalize(MPI_Comm, int, void*, void*) {
 
 // The communicator's state, made on first use (collective then: MPI_Comm_split_type).
 node_window_state* state_of(MPI_Comm comm) {
-  if (comm_keyval == MPI_KEYVAL_INVALID) {
+  // Once per process, also when threads make their first exchanges on two communicators at once.
+  static std::once_flag keyvals_made;
+  std::call_once(keyvals_made, [] {
     check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_with_comm, &comm_keyval, nullptr),
               "MPI_Comm_create_keyval");
     int self_keyval = MPI_KEYVAL_INVALID;
@@ -84,7 +86,7 @@ node_window_state* state_of(MPI_Comm comm) {
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_at_finalize, &self_keyval, nullptr),
         "MPI_Comm_create_keyval");
     check_mpi(MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr), "MPI_Comm_set_attr");
-  }
+  });
   void* value = nullptr;
   int found = 0;
   check_mpi(MPI_Comm_get_attr(comm, comm_keyval, &value, &found), "MPI_Comm_get_attr");
