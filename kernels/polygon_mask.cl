@@ -16,6 +16,7 @@ $fp64_pragma
 #define CLFORGE_PIXELS $pixels      // consecutive pixels of a row per work-item
 #define CLFORGE_GROUP $group        // work-group size of the span and fill kernels
 #define CLFORGE_SERIAL $serial      // span: one work-item (1) or all (0) list a row's crossings
+#define VECTOR_STORE $vector_store  // span and pixel: runs of pixels as one vector store (store_run)
 typedef $out_type out_t;
 #define EDGE_SPACE $edge_space  // "constant" when the table fits, else "global const"
 // The table: POLYGONS int4 {first edge, end edge, first row, end row}, then the edges
@@ -50,6 +51,58 @@ static inline int edge_at_row(float4 e, float py, float* t) {
 #define INSIDE(count) ((count) & 1)
 #endif
 
+#if NONZERO
+#define ACCUMULATE_LEFT(count, is_left, dir) count += (is_left) ? dir : 0
+#else
+#define ACCUMULATE_LEFT(count, is_left, dir) count ^= (is_left)
+#endif
+// A work-item's pixels come in RUNS runs of RUN consecutive pixels: span splits a multiple of 16
+// into runs of 16, its group's runs side by side (one vector store per run, coalesced).
+#if CLFORGE_KERNEL_span && CLFORGE_PIXELS % 16 == 0
+#define RUN 16
+#else
+#define RUN CLFORGE_PIXELS
+#endif
+#define RUNS (CLFORGE_PIXELS / RUN)
+// Even-odd with runs of at most 32 pixels: the span kernel keeps one parity bit per pixel.
+#if !NONZERO && RUN <= 32
+#define PARITY_BITS (0xffffffffu >> (32 - RUN))
+#else
+#define PARITY_BITS 0
+#endif
+
+#if CLFORGE_KERNEL_span || CLFORGE_KERNEL_fill || CLFORGE_KERNEL_row
+// The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
+// every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
+// monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
+static inline int left_boundary(float x0, float t, int lo, int hi) {
+  const float guess = ceil(x0 + t);
+  int c = guess >= (float)hi ? hi : guess > (float)lo ? (int)guess : lo;  // NaN: lo
+  while (c > lo && !((float)(c - 1) - x0 < t)) --c;
+  while (c < hi && (float)c - x0 < t) ++c;
+  return c;
+}
+#endif
+
+// Writes the labels of pixels x0 .. x0 + RUN - 1 of a row, those left of width. With
+// VECTOR_STORE (RUN of 2, 4, 8 or 16, a width that is a multiple of it, a store that writes
+// every pixel) the run is one aligned vector store.
+#define CONCAT(a, b) a##b
+#define VECTOR(a, b) CONCAT(a, b)
+static inline void store_run(global out_t* out, ulong row, uint x0, uint width, const int* label,
+                             out_t value) {
+#if VECTOR_STORE
+  if (x0 + RUN <= width) {
+    out_t run[RUN];
+    for (int k = 0; k < RUN; ++k) STORE(run, k, label[k], value);
+    *(global VECTOR($out_type, RUN)*)(out + row + x0) = VECTOR(vload, RUN)(0, run);
+    return;
+  }
+#endif
+  for (int k = 0; k < RUN; ++k)
+    if (x0 + k < width) STORE(out, row + x0 + k, label[k], value);
+}
+
 #if CLFORGE_KERNEL_pixel
 // One work-item per CLFORGE_PIXELS consecutive pixels of a row; every edge of a polygon is tested,
 // unless the row lies outside the polygon's bounding rows.
@@ -80,39 +133,44 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
     for (int k = 0; k < CLFORGE_PIXELS; ++k)
       if (INSIDE(count[k])) label[k] = p + 1;
   }
-  const ulong row = (ulong)y * width;
-  if (x0 + CLFORGE_PIXELS <= width) {
-    for (int k = 0; k < CLFORGE_PIXELS; ++k) STORE(out, row + x0 + k, label[k], value);
-  } else {
-    for (int k = 0; k < CLFORGE_PIXELS; ++k)
-      if (x0 + k < width) STORE(out, row + x0 + k, label[k], value);
-  }
+  store_run(out, (ulong)y * width, x0, width, label, value);
 }
 #endif
 
 #if CLFORGE_KERNEL_span
-// A work-group per segment of CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row: the group first
-// finds which edges cross its row (each once, CLFORGE_GROUP edges at a time, into local memory),
-// then every pixel counts only those crossings. Work per pixel: the row's crossings instead of every edge.
+// A work-group per segment of CLFORGE_GROUP * CLFORGE_PIXELS pixels of one row, each work-item
+// RUNS runs of RUN consecutive pixels. The group first finds which edges cross its row (each once,
+// CLFORGE_GROUP edges at a time) and where each crossing's "left of the edge" prefix ends in the
+// segment, into local memory; a work-item then compares its pixels' x with those ends. Work per
+// pixel: a few integer operations per crossing of the row, not a float test per edge.
 kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
-  local float xs[CLFORGE_GROUP], ts[CLFORGE_GROUP];  // the crossings: x - xs[j] < ts[j] is left of edge j
+  local int ends[CLFORGE_GROUP];  // crossing j: the segment's pixels x < ends[j] lie left of it
 #if NONZERO
   local int dirs[CLFORGE_GROUP];
 #endif
   local int found;
   const uint y = get_group_id(1);  // the range is exact in y: the whole group has one row
   const uint lid = get_local_id(0);
-  const uint x0 = (uint)get_group_id(0) * (CLFORGE_GROUP * CLFORGE_PIXELS) + lid;  // pixels x0 + k * CLFORGE_GROUP
+  const int first_x = (int)get_group_id(0) * (CLFORGE_GROUP * CLFORGE_PIXELS);
+  const int end_x = first_x + CLFORGE_GROUP * CLFORGE_PIXELS;
+  // Run r of this work-item: pixels x0 + r * SPAN_STRIDE + k, k < RUN.
+  const int x0 = first_x + (int)lid * RUN;
+#define SPAN_STRIDE (CLFORGE_GROUP * RUN)
   const float py = (float)y;
-  int label[CLFORGE_PIXELS];
+  int label[CLFORGE_PIXELS];  // pixel k of run r: label[r * RUN + k]
   for (int k = 0; k < CLFORGE_PIXELS; ++k) label[k] = 0;
   for (int p = 0; p < POLYGONS; ++p) {
     const int4 poly = POLY(p);
     if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
+#if PARITY_BITS
+    uint parity[RUNS];  // bit k: the run's pixel k lies left of an odd number of crossings
+    for (int r = 0; r < RUNS; ++r) parity[r] = 0;
+#else
     int count[CLFORGE_PIXELS];
     for (int k = 0; k < CLFORGE_PIXELS; ++k) count[k] = 0;
+#endif
 #if EDGES
     const int first = 0, end = EDGES;
 #else
@@ -129,8 +187,7 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
           float t;
           const int dir = edge_at_row(edge, py, &t);
           if (dir != 0) {
-            xs[n] = edge.x;
-            ts[n] = t;
+            ends[n] = left_boundary(edge.x, t, first_x, end_x);
 #if NONZERO
             dirs[n] = dir;
 #endif
@@ -149,8 +206,7 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
         const int dir = edge_at_row(edge, py, &t);
         if (dir != 0) {
           const int slot = atomic_inc(&found);  // order does not matter: counts only
-          xs[slot] = edge.x;
-          ts[slot] = t;
+          ends[slot] = left_boundary(edge.x, t, first_x, end_x);
 #if NONZERO
           dirs[slot] = dir;
 #endif
@@ -160,36 +216,35 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
       barrier(CLK_LOCAL_MEM_FENCE);
       const int n = found;
       for (int j = 0; j < n; ++j) {
-        const float xj = xs[j], tj = ts[j];
 #if NONZERO
         const int dir = dirs[j];
 #else
         const int dir = 1;
 #endif
-        for (int k = 0; k < CLFORGE_PIXELS; ++k) ACCUMULATE(count[k], (float)(x0 + k * CLFORGE_GROUP), xj, tj, dir);
+        for (int r = 0; r < RUNS; ++r) {
+          const int left = ends[j] - (x0 + r * SPAN_STRIDE);  // pixels k < left: left of edge j
+#if PARITY_BITS
+          parity[r] ^= left >= RUN ? PARITY_BITS : left > 0 ? (1u << left) - 1u : 0u;
+#else
+          for (int k = 0; k < RUN; ++k) ACCUMULATE_LEFT(count[r * RUN + k], k < left, dir);
+#endif
+        }
       }
-      barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites xs
+      barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites ends
     }
-    for (int k = 0; k < CLFORGE_PIXELS; ++k)
-      if (INSIDE(count[k])) label[k] = p + 1;
+    for (int r = 0; r < RUNS; ++r)
+      for (int k = 0; k < RUN; ++k)
+#if PARITY_BITS
+        if ((parity[r] >> k) & 1u) label[r * RUN + k] = p + 1;
+#else
+        if (INSIDE(count[r * RUN + k])) label[r * RUN + k] = p + 1;
+#endif
   }
   if (y >= height) return;
-  const ulong row = (ulong)y * width;
-  for (int k = 0; k < CLFORGE_PIXELS; ++k)
-    if (x0 + k * CLFORGE_GROUP < width) STORE(out, row + x0 + k * CLFORGE_GROUP, label[k], value);
-}
-#endif
-
-#if CLFORGE_KERNEL_fill || CLFORGE_KERNEL_row
-// The first pixel x in [lo, hi] that is NOT left of the edge ((float)x - x0 < t fails), hi if
-// every pixel is. The pixels left of an edge form a prefix of the row (float subtraction is
-// monotonic), so a guess from x0 + t corrected by exact tests finds the boundary.
-static inline int left_boundary(float x0, float t, int lo, int hi) {
-  const float guess = ceil(x0 + t);
-  int c = guess >= (float)hi ? hi : guess > (float)lo ? (int)guess : lo;  // NaN: lo
-  while (c > lo && !((float)(c - 1) - x0 < t)) --c;
-  while (c < hi && (float)c - x0 < t) ++c;
-  return c;
+  for (int r = 0; r < RUNS; ++r) {
+    const int x = x0 + r * SPAN_STRIDE;
+    if (x < (int)width) store_run(out, (ulong)y * width, (uint)x, width, label + r * RUN, value);
+  }
 }
 #endif
 

@@ -106,23 +106,30 @@ TEST(polygon_mask, random_polygons_every_pixel) {
 }
 
 // Every kernel formulation (pixel / span / fill / row, pixels per work-item, group size, with
-// rows split into several segments), unrolled (24) and looped (1000) edge counts, labels.
+// rows split into several segments), unrolled (24) and looped (1000) edge counts, labels. Width
+// 304 is a multiple of every vector run (span and pixel store runs of 2, 4, 8 or 16 pixels as one
+// vector; span splits 32 and 48 into runs of 16), 301 of none; span:40 keeps counts instead of
+// parity bits.
 TEST(polygon_mask, every_kernel_shape) {
-  for (const char* shape : {"pixel:4", "span:1:64", "span:3:32:serial", "fill:4:8", "row:16"}) {
+  for (const char* shape :
+       {"pixel:4", "pixel:16", "span:1:64", "span:3:32:serial", "span:8:32", "span:16:16",
+        "span:16:8:serial", "span:32:4", "span:48:8:serial", "span:40:8", "fill:4:8", "row:16"}) {
     cf::polygon_mask_options options;
     options.shape = shape;
-    for (std::size_t n : {24, 1000}) {
-      auto v = random_polygon(kind::self_intersecting, n, 301, 97, 100 + n);
-      expect_mask(v, 301, 97, options, "self-intersecting");
-      auto c = random_polygon(kind::integer, n, 301, 97, 200 + n);
-      expect_mask(c, 301, 97, options, "integer");
+    for (std::size_t w : {301, 304}) {
+      for (std::size_t n : {24, 1000}) {
+        auto v = random_polygon(kind::self_intersecting, n, float(w), 97, 100 + n);
+        expect_mask(v, w, 97, options, "self-intersecting");
+        auto c = random_polygon(kind::integer, n, float(w), 97, 200 + n);
+        expect_mask(c, w, 97, options, "integer");
+      }
+      std::vector<std::vector<point2f>> polys = {random_polygon(kind::concave, 9, float(w), 97, 1),
+                                                 random_polygon(kind::integer, 5, float(w), 97, 2),
+                                                 random_polygon(kind::convex, 7, float(w), 97, 3)};
+      EXPECT_EQ(env().masker.labels(env().q, polys, w, 97, options).to_host(env().q),
+                cf::polygon_labels_reference(polys, w, 97))
+          << shape << ", width " << w;
     }
-    std::vector<std::vector<point2f>> polys = {random_polygon(kind::concave, 9, 301, 97, 1),
-                                               random_polygon(kind::integer, 5, 301, 97, 2),
-                                               random_polygon(kind::convex, 7, 301, 97, 3)};
-    EXPECT_EQ(env().masker.labels(env().q, polys, 301, 97, options).to_host(env().q),
-              cf::polygon_labels_reference(polys, 301, 97))
-        << shape;
   }
 }
 
@@ -147,10 +154,12 @@ TEST(polygon_mask, even_odd_and_non_zero_on_a_star) {
   for (std::size_t i = 0; i < eo.size(); ++i) eo_count += eo[i], nz_count += nz[i];
   EXPECT_LT(eo_count, nz_count);
   // Random self-intersecting polygons under non-zero, both shapes.
-  for (const char* shape : {"pixel:1", "span:1:64", "fill:4:8", "row:16"}) {
+  for (const char* shape : {"pixel:1", "pixel:8", "span:1:64", "span:16:16", "span:32:4",
+                            "span:40:8", "fill:4:8", "row:16"}) {
     non_zero.shape = shape;
-    expect_mask(random_polygon(kind::self_intersecting, 24, 301, 97, 9), 301, 97, non_zero,
-                "non-zero");
+    for (std::size_t w : {301, 304})
+      expect_mask(random_polygon(kind::self_intersecting, 24, float(w), 97, 9), w, 97, non_zero,
+                  "non-zero");
   }
 }
 

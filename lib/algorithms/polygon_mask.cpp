@@ -273,6 +273,14 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
   const std::size_t table_bytes = (polygons + edges_total) * sizeof(polygon_edge);
   const bool in_constant = table_bytes <= state.max_constant_bytes;
   const std::size_t baked_edges = polygons == 1 ? edges_total : 0;
+  // Whole runs of a work-item's pixels in one aligned store: a scalar pixel type, a run of a
+  // vector's length that divides the width (a buffer starts aligned to its largest vector), and
+  // a store that writes every pixel (paint leaves pixels outside alone).
+  const int run = shape.kernel == "span" && shape.pixels % 16 == 0 ? 16 : shape.pixels;  // RUN
+  const bool vector_store = (shape.kernel == "span" || shape.kernel == "pixel") &&
+                            (run == 2 || run == 4 || run == 8 || run == 16) &&
+                            width % static_cast<std::size_t>(run) == 0 &&
+                            store != polygon_store::paint && scalar_type_index(out_type) >= 0;
   template_values values = {
       {"polygons", std::to_string(polygons)},
       {"edges", std::to_string(baked_edges)},
@@ -280,6 +288,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
       {"pixels", std::to_string(shape.pixels)},
       {"group", std::to_string(shape.group)},
       {"serial", shape.serial ? "1" : "0"},
+      {"vector_store", vector_store ? "1" : "0"},
       {"out_type", out_type},
       {"edge_space", in_constant ? "constant" : "global const"},
       {"unroll", baked_edges > 0 && baked_edges <= unroll_limit ? "#pragma unroll" : ""},

@@ -57,10 +57,13 @@ const std::vector<table_text>& table_texts() {
             "clforge-tune, bench/results/NVIDIA-H100-80GB-HBM3-2026-11-25/"
             "tuner-scan-window.md): 2507.8 against 2469.6 for window 32 side by side (4: "
             "2494.5, 16: 2495.4, 2: 2391.9)"},
-           {"polygon", "kernel=span, pixels=8, pixels_wide=8, wide_from=0, group=128, serial=0",
-            "measured on an NVIDIA H100 80GB HBM3, 2026-11-22: kernel time 1024²x24 / "
-            "8192²x24 / 8192²x1000 vertices: span 8 px x 128 8.0 / 75 / 928 us; span 4 px x "
-            "256 8.6 / 93 / 951 us"},
+           {"polygon", "kernel=span, pixels=8, pixels_wide=64, wide_from=4096, group=128, serial=0",
+            "measured on an NVIDIA H100 80GB HBM3, 2026-11-26 (bench/results/"
+            "NVIDIA-H100-80GB-HBM3-2026-11-26/polygon-mask.md): kernel time 1024²x24 / "
+            "8192²x24 / 8192²x1000 vertices, span with a vector store per run of 16: 64 px x "
+            "128 8.6-9.5 / 32.2-32.6 / 136 us; 32 x 128 7.2-7.9 / 34.5 / 167 us; 16 x 128 "
+            "6.9-7.7 / 38.7 / 198 us; 8 x 128 6.9-7.8 / 52.4-53.0 / 366 us (before the runs: "
+            "8 x 128 6.9 / 72.3-72.8 / 924-928 us)"},
            {"sort",
             "path=onesweep, group=256, items=40, portion=32768, hist_group=256, "
             "hist_groups_per_cu=16, onesweep_value_bytes=16, chunks_per_cu=8, min_chunk=16384, "
