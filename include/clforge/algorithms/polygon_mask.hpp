@@ -40,9 +40,10 @@ struct polygon_mask_options {
   /// kernel, pixels, pixels_wide, wide_from, group, serial name the same choices).
   ///   "pixel[:P]"   one work-item per P consecutive pixels of a row, testing every edge
   ///   "span[:P[:G[:serial|atomic]]]"  a work-group of G per G*P pixels of a row lists the
-  ///                 row's edge crossings once in local memory (all items testing one edge
-  ///                 each and appending atomically, or one item serially), then each pixel
-  ///                 counts only those crossings
+  ///                 row's edge crossings once in local memory with where each one's "left of
+  ///                 the edge" prefix ends (all items testing one edge each and appending
+  ///                 atomically, or one item serially); each item then compares its pixels
+  ///                 (runs of 16 consecutive ones when P is a multiple of 16) with those ends
   ///   "fill[:P[:G]]"  a work-group per G*P pixels; one item marks where each crossing's
   ///                 "left of the edge" prefix ends and prefix-sums the marks (local memory)
   ///   "row[:P]"     the same in one work-item per P pixels of a row, private memory, the sum
