@@ -62,8 +62,8 @@ const std::vector<table_text>& table_texts() {
             "NVIDIA-H100-80GB-HBM3-2026-11-26/polygon-mask.md): kernel time 1024²x24 / "
             "8192²x24 / 8192²x1000 vertices, span with a vector store per run of 16: 64 px x "
             "128 8.6-9.5 / 32.2-32.6 / 136 us; 32 x 128 7.2-7.9 / 34.5 / 167 us; 16 x 128 "
-            "6.9-7.7 / 38.7 / 198 us; 8 x 128 6.9-7.8 / 52.4-53.0 / 366 us (before the runs: "
-            "8 x 128 6.9 / 72.3-72.8 / 924-928 us)"},
+            "6.3-7.7 / 38.2-39.0 / 198-204 us; 8 x 128 6.3-7.8 / 52.4-53.1 / 366-371 us "
+            "(before the runs: 8 x 128 6.6-8.3 / 72.3-73.4 / 924-928 us)"},
            {"sort",
             "path=onesweep, group=256, items=40, portion=32768, hist_group=256, "
             "hist_groups_per_cu=16, onesweep_value_bytes=16, chunks_per_cu=8, min_chunk=16384, "
