@@ -156,11 +156,22 @@ struct exchange_state {
   const cl_event* wait_list() const { return after_caller ? &after_caller : nullptr; }
 };
 
+// The writes of one received message's pieces onto the device, from its bytes at `from`.
+void enqueue_writes(const exchange_state& s, const message& m, const char* from,
+                    std::vector<cl_event>& writes) {
+  for (const halo_piece& p : m.pieces) {
+    writes.emplace_back();
+    check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, from, s.waits(),
+                               s.wait_list(), &writes.back()),
+          "clEnqueueWriteBuffer");
+    from += p.bytes;
+  }
+}
+
 // Step 3 through the node window: every sender's copies are done (the step before), so each
 // rank copies its parts from the senders' segments onto its device.
-void finish_through_window(exchange_state& s) {
+void finish_through_window(exchange_state& s, std::uint64_t sent) {
   const double start = MPI_Wtime();
-  std::uint64_t received = 0;
   collective_step(s.comm, s.info, [&] {
     const int me = comm_rank(s.comm);
     const std::size_t header = node_header_bytes(comm_size(s.comm));
@@ -177,15 +188,7 @@ void finish_through_window(exchange_state& s) {
                       std::to_string(bytes) + " bytes to rank " + std::to_string(me) +
                       ", which expects " + std::to_string(m.bytes) +
                       " (the ranks' exchange plans differ)");
-        std::size_t at = header + offset;
-        for (const halo_piece& p : m.pieces) {
-          writes.emplace_back();
-          check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes, from + at,
-                                     s.waits(), s.wait_list(), &writes.back()),
-                "clEnqueueWriteBuffer");
-          at += p.bytes;
-        }
-        received += m.bytes;
+        enqueue_writes(s, m, reinterpret_cast<const char*>(from) + header + offset, writes);
       }
     } catch (...) {
       wait_all(writes);  // no copy may still read the window once the step returns
@@ -193,7 +196,7 @@ void finish_through_window(exchange_state& s) {
     }
     wait_all(writes);
   });
-  record_exchange(MPI_Wtime() - start, s.receives.size(), received);
+  record_exchange(MPI_Wtime() - start, s.receives.size(), sent);
 }
 
 // Step 3 with messages: one per neighbour and direction (in parts of kMessagePart bytes), then
@@ -225,16 +228,12 @@ void finish_with_messages(exchange_state& s, std::uint64_t sent) {
   }
   collective_step(s.comm, s.info, [&] {
     std::vector<cl_event> writes;
-    for (const message& m : s.receives) {
-      std::size_t at = m.offset;
-      for (const halo_piece& p : m.pieces) {
-        writes.emplace_back();
-        check(clEnqueueWriteBuffer(s.copies_on, p.buffer, CL_FALSE, p.offset, p.bytes,
-                                   static_cast<char*>(s.staging->data()) + at, s.waits(),
-                                   s.wait_list(), &writes.back()),
-              "clEnqueueWriteBuffer");
-        at += p.bytes;
-      }
+    try {
+      for (const message& m : s.receives)
+        enqueue_writes(s, m, static_cast<const char*>(s.staging->data()) + m.offset, writes);
+    } catch (...) {
+      wait_all(writes);  // no copy may still read the staging once the step returns
+      throw;
     }
     wait_all(writes);
   });
@@ -354,7 +353,7 @@ void halo_exchange::finish() {
   std::uint64_t sent = 0;
   for (const detail::message& m : s->sends) sent += m.bytes;
   if (s->window)
-    finish_through_window(*s);
+    finish_through_window(*s, sent);
   else
     finish_with_messages(*s, sent);
 }

@@ -165,6 +165,17 @@ void halo_case(const cf::queue& q, const std::array<std::size_t, D>& shape, std:
   CHECK(st.calls == static_cast<std::uint64_t>(4 + (window ? peers : 2 * peers)),
         "%s: %llu MPI calls for %d neighbour(s), expected one message per neighbour and direction",
         name, static_cast<unsigned long long>(st.calls), peers);
+  if (window) {  // the same exchange as messages: the bytes this rank sent are the same
+    cm::set_transport(cm::transport::messages);
+    cm::reset_stats();
+    cm::exchange_halos(q, u, w);
+    const std::uint64_t by_messages = cm::stats().bytes_sent;
+    cm::set_transport(cm::transport::automatic);
+    CHECK(st.bytes_sent == by_messages && (peers == 0 || by_messages > 0),
+          "%s: %llu bytes sent through the window, %llu as messages", name,
+          static_cast<unsigned long long>(st.bytes_sent),
+          static_cast<unsigned long long>(by_messages));
+  }
   cm::apply_boundaries(q, u, bc);
   cm::apply_boundaries(q, w, wbc);
   {
