@@ -314,7 +314,7 @@ const row_of<polygon_policy> kPolygon{
     },
     // One pixel count for every width (wide_from 0): the workload has one width.
     {{"kernel", {"span", "row", "fill", "pixel"}},
-     {"pixels", {"8", "1", "4", "16", "64", "256", "1024", "4096"}},
+     {"pixels", {"8", "1", "4", "16", "32", "64", "256", "1024", "4096"}},
      {"group", {"128", "64", "256"}},
      {"serial", {"0", "1"}},
      {"wide_from", {"0"}}},
