@@ -133,6 +133,52 @@ TEST(polygon_mask, every_kernel_shape) {
   }
 }
 
+// The vector stores of span and pixel runs for pixel types of 1 to 8 bytes (a run of 16 longs
+// is one 128-byte store), labels into 16-bit images, and paint, which must leave the pixels
+// outside as they were (it never stores whole runs).
+TEST(polygon_mask, vector_runs_of_every_pixel_type_and_paint) {
+  fixture& f = env();
+  for (const char* shape : {"span:16:16", "span:32:4", "pixel:8"}) {
+    cf::polygon_mask_options options;
+    options.shape = shape;
+    for (std::size_t w : {301, 304}) {
+      const std::size_t h = 23;
+      const auto v = random_polygon(kind::self_intersecting, 24, float(w), float(h), 5 + w);
+      const std::vector<std::uint8_t> inside = cf::polygon_mask_reference_rows(v, w, h);
+      cf::array<float> mf(f.q, w * h);
+      cf::array<std::int64_t> ml(f.q, w * h);
+      f.masker.mask_into(f.q, v, mf, w, h, 2.5f, options);
+      f.masker.mask_into(f.q, v, ml, w, h, std::int64_t{-7} << 40, options);
+      const std::vector<float> gf = mf.to_host(f.q);
+      const std::vector<std::int64_t> gl = ml.to_host(f.q);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < inside.size(); ++i)
+        wrong +=
+            gf[i] != (inside[i] ? 2.5f : 0.0f) || gl[i] != (inside[i] ? std::int64_t{-7} << 40 : 0);
+      EXPECT_EQ(wrong, 0u) << shape << ", width " << w << ": float and long masks";
+
+      const std::vector<std::vector<point2f>> polys = {
+          v, random_polygon(kind::concave, 9, float(w), float(h), 7)};
+      cf::array<std::uint16_t> labels(f.q, w * h);
+      f.masker.labels_into(f.q, polys, labels, w, h, options);
+      const std::vector<std::uint16_t> gotl = labels.to_host(f.q);
+      const std::vector<std::uint32_t> want = cf::polygon_labels_reference(polys, w, h);
+      EXPECT_TRUE(std::equal(gotl.begin(), gotl.end(), want.begin(), want.end()))
+          << shape << ", width " << w << ": 16-bit labels";
+
+      std::vector<float> background(w * h);
+      for (std::size_t i = 0; i < background.size(); ++i) background[i] = 1.0f + float(i % 7);
+      auto image = cf::array<float>::from_host(f.q, background);
+      f.masker(f.q, v, image, w, h, -1.5f, options);
+      const std::vector<float> painted = image.to_host(f.q);
+      wrong = 0;
+      for (std::size_t i = 0; i < painted.size(); ++i)
+        wrong += painted[i] != (inside[i] ? -1.5f : background[i]);
+      EXPECT_EQ(wrong, 0u) << shape << ", width " << w << ": paint";
+    }
+  }
+}
+
 TEST(polygon_mask, even_odd_and_non_zero_on_a_star) {
   // The five-pointed star {5/2}: its centre pentagon has winding number 2.
   std::vector<point2f> star;
