@@ -138,6 +138,7 @@ TEST(polygon_mask, every_kernel_shape) {
 // outside as they were (it never stores whole runs).
 TEST(polygon_mask, vector_runs_of_every_pixel_type_and_paint) {
   fixture& f = env();
+  const std::int64_t kLong = -(std::int64_t{7} << 40);  // needs all 64 bits
   for (const char* shape : {"span:16:16", "span:32:4", "pixel:8"}) {
     cf::polygon_mask_options options;
     options.shape = shape;
@@ -148,13 +149,12 @@ TEST(polygon_mask, vector_runs_of_every_pixel_type_and_paint) {
       cf::array<float> mf(f.q, w * h);
       cf::array<std::int64_t> ml(f.q, w * h);
       f.masker.mask_into(f.q, v, mf, w, h, 2.5f, options);
-      f.masker.mask_into(f.q, v, ml, w, h, std::int64_t{-7} << 40, options);
+      f.masker.mask_into(f.q, v, ml, w, h, kLong, options);
       const std::vector<float> gf = mf.to_host(f.q);
       const std::vector<std::int64_t> gl = ml.to_host(f.q);
       std::size_t wrong = 0;
       for (std::size_t i = 0; i < inside.size(); ++i)
-        wrong +=
-            gf[i] != (inside[i] ? 2.5f : 0.0f) || gl[i] != (inside[i] ? std::int64_t{-7} << 40 : 0);
+        wrong += gf[i] != (inside[i] ? 2.5f : 0.0f) || gl[i] != (inside[i] ? kLong : 0);
       EXPECT_EQ(wrong, 0u) << shape << ", width " << w << ": float and long masks";
 
       const std::vector<std::vector<point2f>> polys = {
