@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+// Runs every kernel formulation through the deprecated polygon_mask_options::shape (honoured
+// until 0.3).
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 namespace cf = clforge;
 using cf::point2f;
 

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -223,6 +224,71 @@ TEST(template_inputs, reserved_names_are_refused_by_name) {
   EXPECT_CLFORGE_ERROR(cf::scan_kernel<cl_int>(ctx(), "global const int* item, global int* y",
                                                "item[i]", "a + b", "0", "y[i] = item"),
                        {"\"item\"", "reserved"});
+}
+
+// Every snippet template's options are kernel_options: the name, preamble and build options
+// mean one thing everywhere, and the deprecated shape, read by elementwise and reduction kernels
+// only, is refused by the others rather than ignored.
+static_assert(std::is_base_of_v<cf::kernel_options, cf::reduction_options> &&
+              std::is_base_of_v<cf::kernel_options, cf::scan_options> &&
+              std::is_base_of_v<cf::kernel_options, cf::histogram_options> &&
+              std::is_base_of_v<cf::kernel_options, cf::radix_sort_options> &&
+              std::is_base_of_v<cf::kernel_options, cf::stencil_options>);
+
+template <class Options>
+Options named_with_a_shape(const std::string& name) {
+  Options o;
+  o.name = name;
+  o.preamble = "int clforge_test_helper(int v) { return v; }";
+  o.shape.local_size = 64;
+  return o;
+}
+
+TEST(template_inputs, every_template_takes_kernel_options_and_refuses_a_shape_it_would_ignore) {
+  const auto scan = [](const cf::scan_options& o) {
+    cf::scan_kernel<cl_int>(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                            "y[i] = item", cf::scan_kind::inclusive, o);
+  };
+  const auto histogram = [](const cf::histogram_options& o) {
+    cf::histogram_kernel(ctx(), "global const int* x", "clforge_test_helper(x[i]) & 3", 4, o);
+  };
+  const auto radix = [](const cf::radix_sort_options& o) {
+    cf::radix_sort_kernel(ctx(), "global uint* k", "clforge_test_helper(k[i])", {"k"}, 32, o);
+  };
+  const auto stencil = [](const cf::stencil_options& o) {
+    cf::stencil_kernel(ctx(), "float[1D] u, float[1D] v", "v(0) = u(-1) + u(1)", o);
+  };
+  EXPECT_CLFORGE_ERROR(scan(named_with_a_shape<cf::scan_options>("prefix")),
+                       {"scan_kernel \"prefix\"", "kernel_options::shape", "tuning::set"});
+  EXPECT_CLFORGE_ERROR(histogram(named_with_a_shape<cf::histogram_options>("bins")),
+                       {"histogram_kernel \"bins\"", "kernel_options::shape"});
+  EXPECT_CLFORGE_ERROR(radix(named_with_a_shape<cf::radix_sort_options>("order")),
+                       {"radix_sort_kernel \"order\"", "kernel_options::shape"});
+  EXPECT_CLFORGE_ERROR(stencil(named_with_a_shape<cf::stencil_options>("smooth")),
+                       {"stencil_kernel \"smooth\"", "kernel_options::shape"});
+  // Without a shape the same options build: the base's name and preamble reach every template.
+  auto unshaped = [](auto o) {
+    o.shape = cf::kernel_shape();
+    return o;
+  };
+  scan(unshaped(named_with_a_shape<cf::scan_options>("prefix")));
+  histogram(unshaped(named_with_a_shape<cf::histogram_options>("bins")));
+  radix(unshaped(named_with_a_shape<cf::radix_sort_options>("order")));
+  stencil(unshaped(named_with_a_shape<cf::stencil_options>("smooth")));
+  // A bad name is refused through the base by every template alike.
+  for (const std::string& who :
+       {"scan_kernel", "histogram_kernel", "radix_sort_kernel", "stencil_kernel"}) {
+    const std::string message = clforge_test::error_message([&] {
+      if (who == "scan_kernel") scan(unshaped(named_with_a_shape<cf::scan_options>("1st")));
+      if (who == "histogram_kernel")
+        histogram(unshaped(named_with_a_shape<cf::histogram_options>("1st")));
+      if (who == "radix_sort_kernel")
+        radix(unshaped(named_with_a_shape<cf::radix_sort_options>("1st")));
+      if (who == "stencil_kernel")
+        stencil(unshaped(named_with_a_shape<cf::stencil_options>("1st")));
+    });
+    EXPECT_TRUE(clforge_test::contains_all(message, {who, "1st"})) << who;
+  }
 }
 
 TEST(template_inputs, scan_build_failure_keeps_the_opencl_call_and_code) {

@@ -46,6 +46,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   const template_header header =
       st->start(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
                 arguments, "i, n");
+  refuse_shape(options, st->who);
   st->ctx = ctx;
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");

@@ -214,7 +214,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const polygon_shape shape = launch_shape(options.shape, state.ctx, width);
+  const polygon_shape shape = launch_shape(requested_shape(options), state.ctx, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;

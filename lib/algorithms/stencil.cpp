@@ -974,6 +974,7 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
     reserved += std::string(d ? ", " : "") + counter_name(dims, d);
   // The one header check of every template, on the non-field parameters; then the fields' names.
   template_header header = st->start(ctx, kWhat, name, st->decl.value_list, reserved);
+  refuse_shape(options, st->who);
   std::set<std::string> names;
   for (const parameter& p : st->params) names.insert(p.name);
   for (const field_decl& f : st->decl.fields) {

@@ -264,6 +264,15 @@ T given_or(U given, T otherwise) {
 const kernel_shape& requested_shape(const kernel_options& options) {
   return options.shape;
 }
+void refuse_shape(const kernel_options& options, const std::string& who) {
+  const kernel_shape& s = options.shape;
+  const bool set = s.which != kernel_shape::kind::automatic || s.local_size || s.unroll ||
+                   s.groups_per_cu || s.vec || s.ilv || s.vload || s.single || s.grid;
+  if (set)
+    throw error(who + ": kernel_options::shape (\"" + s.describe() +
+                "\") applies to elementwise and reduction kernels only; set this template's "
+                "tuning with clforge::tuning::set or CLFORGE_TUNE (docs/tuning.md)");
+}
 #pragma GCC diagnostic pop
 
 elementwise_policy elementwise_policy_for(const context& ctx, const kernel_shape& requested) {

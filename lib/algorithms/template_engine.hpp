@@ -151,6 +151,9 @@ kernel_shape shape_of(const elementwise_policy& p);
 kernel_shape shape_of(const reduce_policy& p, unsigned vector_width);
 /// The deprecated kernel_options::shape, read without the deprecation warning (0.2 honours it).
 const kernel_shape& requested_shape(const kernel_options& options);
+/// Throws clforge::error naming `who` when options.shape is set: only elementwise and
+/// reduction kernels read that deprecated field, and a template that would ignore it says so.
+void refuse_shape(const kernel_options& options, const std::string& who);
 
 /// A template object rebuilt under the tuning in effect, for a template built before
 /// tuning::set, tuning::reset or a stored result moved it (tuning_stamp): the template's calls

@@ -84,18 +84,25 @@ struct CLFORGE_API kernel_shape {
 // them, only where code names it.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-/// Options every snippet kernel takes.
+/// Options every snippet template takes. Each template's options derive from it
+/// (reduction_options, scan_options, histogram_options, radix_sort_options, stencil_options)
+/// and add only what says what the template computes; tuning is the tuning layer's
+/// (clforge/tuning.hpp).
 struct kernel_options {
   // User-provided, so not an aggregate: `= {}` at a call site does not name the deprecated field.
   kernel_options() {}
-  /// Kernel name: shows in profiles, build logs and errors. A C identifier.
+  /// Kernel name: shows in profiles, build logs and errors. A C identifier; empty: the
+  /// template's own name ("elementwise", "reduce", "scan", "histogram", "radix_sort",
+  /// "stencil").
   std::string name;
   /// Pasted before the kernel: helper functions, structs, `#pragma` lines.
   std::string preamble;
   /// Passed to the OpenCL compiler, e.g. "-cl-fast-relaxed-math".
   std::string build_options;
   /// Deprecated (0.2; goes in 0.3): set the tuning with clforge::tuning::set or CLFORGE_TUNE.
-  /// Work distribution; automatic: the context's tuning (clforge/tuning.hpp).
+  /// Work distribution; automatic: the context's tuning (clforge/tuning.hpp). Only
+  /// elementwise_kernel and reduction_kernel read it; the other templates refuse a shape set
+  /// here with a clforge::error rather than ignore it.
   [[deprecated(
       "set the tuning with clforge::tuning::set(ctx, \"elementwise\" or \"reduce\", ...) or "
       "CLFORGE_TUNE (docs/tuning.md)")]] kernel_shape shape;

@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "clforge/algorithms/common.hpp"
 #include "clforge/array.hpp"
 #include "clforge/array_view.hpp"
 #include "clforge/detail/signature.hpp"
@@ -30,18 +31,9 @@
 
 namespace clforge {
 
-/// Options of histogram_kernel.
-struct histogram_options {
-  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
-  std::string name = "histogram";
-  /// Pasted before the kernel: helpers the bin expression calls.
-  std::string preamble;
-  /// Passed to the OpenCL compiler.
-  std::string build_options;
-  /// Each call checks that every array argument holds n elements. Turn off for arrays indexed
-  /// otherwise (lookup tables).
-  bool check_array_lengths = true;
-};
+/// Options of histogram_kernel: the kernel options (the preamble holds helpers the bin
+/// expression calls; each call checks that every array argument holds every index it visits).
+struct histogram_options : kernel_options {};
 
 namespace detail {
 struct histogram_state;

@@ -32,10 +32,19 @@
 
 namespace clforge {
 
-/// How polygon_mask fills: the fill rule and the kernel formulation.
+// The implicitly defined members copy the deprecated `shape`: no warning for them, only where
+// code names it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/// How polygon_mask fills: the fill rule (and, deprecated, the kernel formulation). A call over
+/// built-in kernels with no snippet, so not a kernel_options.
 struct polygon_mask_options {
+  // User-provided, so not an aggregate: `= {}` at a call site does not name the deprecated field.
+  polygon_mask_options() {}
   /// Even-odd (default) or non-zero winding.
   fill_rule rule = fill_rule::even_odd;
+  /// Deprecated (0.2; goes in 0.3): tuning, set with clforge::tuning::set(ctx, "polygon", ...)
+  /// or CLFORGE_TUNE="polygon:..." (docs/tuning.md). Until then a shape given here still wins.
   /// Kernel formulation; empty: the context's tuning (clforge/tuning.hpp, the "polygon" keys
   /// kernel, pixels, pixels_wide, wide_from, group, serial name the same choices).
   ///   "pixel[:P]"   one work-item per P consecutive pixels of a row, testing every edge
@@ -49,10 +58,21 @@ struct polygon_mask_options {
   ///   "row[:P]"     the same in one work-item per P pixels of a row, private memory, the sum
   ///                 written as it goes (CPUs: no barriers); work per row: edges + pixels
   /// Every shape gives the same pixels; only speed differs.
-  std::string shape;
+  [[deprecated(
+      "set the polygon tuning with clforge::tuning::set(ctx, \"polygon\", ...) or CLFORGE_TUNE "
+      "(docs/tuning.md)")]] std::string shape;
 };
+#pragma GCC diagnostic pop
 
 namespace detail {
+/// The deprecated polygon_mask_options::shape, read without the warning (0.2 honours it).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+inline const std::string& requested_shape(const polygon_mask_options& options) {
+  return options.shape;
+}
+#pragma GCC diagnostic pop
+
 template <class T>
 struct same {
   using type = T;

@@ -66,20 +66,16 @@ enum class scan_layout {
 // them, only where code names one.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-/// Options of a scan_kernel: the name, preamble, build options, segments and algorithm. The
+/// Options of a scan_kernel: the kernel options (check_array_lengths covers the arrays a snippet
+/// indexes with [i]; turn it off where such an access is guarded, e.g. "i < m ? a[i] :
+/// b[i - m]"), segments and algorithm. The
 /// tile and chunk fields are deprecated since 0.2 and go in 0.3: they are tuning, set with
 /// clforge::tuning::set(ctx, "scan", ...) or CLFORGE_TUNE="scan:..." (docs/tuning.md), whose
 /// keys name each knob once (items, group, window, registers, groups_per_cu, layout,
 /// granularity, max_chunks, lanes). Until then a field set here still wins over the tuning.
-struct CLFORGE_API scan_options {
+struct CLFORGE_API scan_options : kernel_options {
   // User-provided, so not an aggregate: `= {}` at a call site does not name a deprecated field.
   scan_options() {}
-  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
-  std::string name = "scan";
-  /// Pasted before the kernels: helper functions, struct declarations, `#pragma` lines.
-  std::string preamble;
-  /// Passed to the OpenCL compiler.
-  std::string build_options;
   /// Segmented scan: an expression over i (and the arguments); where it is true, the scan
   /// restarts (item is the input at i, prev_item is neutral). Empty: one segment.
   std::string is_segment_start;
@@ -114,9 +110,6 @@ struct CLFORGE_API scan_options {
   /// Deprecated: the keys "lanes" and "lanes_floating". Reduce-then-scan: chunks one work-item
   /// walks side by side (0: tuned).
   CLFORGE_SCAN_TUNING_DEPRECATED std::size_t lanes = 0;
-  /// Each call checks that every array a snippet indexes with [i] holds n elements. Turn off
-  /// where such an access is guarded (e.g. "i < m ? a[i] : b[i - m]").
-  bool check_array_lengths = true;
 };
 #pragma GCC diagnostic pop
 #undef CLFORGE_SCAN_TUNING_DEPRECATED

@@ -39,6 +39,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "clforge/algorithms/common.hpp"
 #include "clforge/array.hpp"
 #include "clforge/array_view.hpp"
 #include "clforge/detail/signature.hpp"
@@ -243,21 +244,14 @@ event sort_by_key(const queue& q, const Keys& keys, const Values& values, order 
 
 // ---- radix_sort_kernel ------------------------------------------------------------------------
 
-/// Options of radix_sort_kernel.
-struct radix_sort_options {
-  /// Kernel name (a C identifier); shows in profiles, build logs and errors.
-  std::string name = "radix_sort";
-  /// Pasted before the generated kernels: helpers the key expression calls.
-  std::string preamble;
-  /// Passed to the OpenCL compiler.
-  std::string build_options;
+/// Options of radix_sort_kernel: the kernel options (the preamble holds helpers the key
+/// expression calls; check_array_lengths covers every array argument, permuted or read by the
+/// key expression) and the sort's algorithm and temporaries.
+struct radix_sort_options : kernel_options {
   /// automatic: by device class (onesweep on GPUs, chunked on CPUs).
   sort_algorithm algorithm = sort_algorithm::automatic;
   /// Reused temporaries of the sort itself (see sort_scratch).
   sort_scratch* scratch = nullptr;
-  /// Each call checks that every array argument, permuted or read by the key expression, holds
-  /// every index the call visits. Turn off for arrays indexed otherwise (lookup tables).
-  bool check_array_lengths = true;
 };
 
 namespace detail {

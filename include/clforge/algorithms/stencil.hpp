@@ -104,14 +104,9 @@ struct CLFORGE_API launch_grid {
 struct in_place_t {};
 inline constexpr in_place_t in_place{};
 
-/// Options of a stencil_kernel.
-struct stencil_options {
-  /// Kernel name: shows in profiles, build logs and errors. A C identifier.
-  std::string name;
-  /// Pasted before the kernel: helper functions, structs, \#define lines.
-  std::string preamble;
-  /// Passed to the OpenCL compiler.
-  std::string build_options;
+/// Options of a stencil_kernel: the kernel options (a stencil's arrays are lookup tables, read
+/// at no point index, so check_array_lengths checks nothing) and where it runs.
+struct stencil_options : kernel_options {
   /// The points visited; default: the interior where every access stays inside the allocation.
   iteration_slice slice;
   /// Point-wise updates of a field in place (as passing clforge::in_place).

@@ -75,19 +75,20 @@ void mask_into(const queue& q, const polygon_mask& masker, const std::vector<poi
                clforge::detail::same_t<T> value = T(1), const polygon_mask_options& options = {}) {
   std::string fp;
   for (const auto& v : vertices) fp.append(reinterpret_cast<const char*>(&v), sizeof v);
-  detail::collective_step(
-      image.comm(),
-      {"mask_into<" + type_name<T>() + ">",
-       detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width), options.shape}),
-       image.size()},
-      [&] {
-        detail::draw_row_block("mask_into", q, {&vertices}, image, width, height,
-                               [&](const std::vector<std::vector<point2f>>& moved, array<T>& target,
-                                   std::size_t rows) {
-                                 local::mask_rows(masker, q, moved[0], target, width, rows, value,
-                                                  options);
-                               });
-      });
+  detail::collective_step(image.comm(),
+                          {"mask_into<" + type_name<T>() + ">",
+                           detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width),
+                                                clforge::detail::requested_shape(options)}),
+                           image.size()},
+                          [&] {
+                            detail::draw_row_block(
+                                "mask_into", q, {&vertices}, image, width, height,
+                                [&](const std::vector<std::vector<point2f>>& moved,
+                                    array<T>& target, std::size_t rows) {
+                                  local::mask_rows(masker, q, moved[0], target, width, rows, value,
+                                                   options);
+                                });
+                          });
 }
 
 /// polygon_mask::labels_into over an image split in row blocks. Collective.
@@ -102,18 +103,19 @@ void labels_into(const queue& q, const polygon_mask& masker,
     fp.append(std::to_string(p.size()) + ":");
     for (const auto& v : p) fp.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
-  detail::collective_step(
-      image.comm(),
-      {"labels_into<" + type_name<T>() + ">",
-       detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width), options.shape}),
-       image.size()},
-      [&] {
-        detail::draw_row_block("labels_into", q, list, image, width, height,
-                               [&](const std::vector<std::vector<point2f>>& moved, array<T>& target,
-                                   std::size_t rows) {
-                                 local::label_rows(masker, q, moved, target, width, rows, options);
-                               });
-      });
+  detail::collective_step(image.comm(),
+                          {"labels_into<" + type_name<T>() + ">",
+                           detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width),
+                                                clforge::detail::requested_shape(options)}),
+                           image.size()},
+                          [&] {
+                            detail::draw_row_block(
+                                "labels_into", q, list, image, width, height,
+                                [&](const std::vector<std::vector<point2f>>& moved,
+                                    array<T>& target, std::size_t rows) {
+                                  local::label_rows(masker, q, moved, target, width, rows, options);
+                                });
+                          });
 }
 
 }  // namespace clforge::mpi
