@@ -56,13 +56,10 @@ static inline int edge_at_row(float4 e, float py, float* t) {
 #else
 #define ACCUMULATE_LEFT(count, is_left, dir) count ^= (is_left)
 #endif
-// A work-item's pixels come in RUNS runs of RUN consecutive pixels: span splits a multiple of 16
-// into runs of 16, its group's runs side by side (one vector store per run, coalesced).
-#if CLFORGE_KERNEL_span && CLFORGE_PIXELS % 16 == 0
-#define RUN 16
-#else
-#define RUN CLFORGE_PIXELS
-#endif
+// A work-item's pixels come in RUNS runs of RUN consecutive pixels (the host's choice: span
+// splits a multiple of 16 into runs of 16, its group's runs side by side, one vector store per
+// run, coalesced; otherwise one run of all of them).
+#define RUN $run
 #define RUNS (CLFORGE_PIXELS / RUN)
 // Even-odd with runs of at most 32 pixels: the span kernel keeps one parity bit per pixel.
 #if !NONZERO && RUN <= 32
@@ -216,17 +213,13 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
       barrier(CLK_LOCAL_MEM_FENCE);
       const int n = found;
       for (int j = 0; j < n; ++j) {
-#if NONZERO
-        const int dir = dirs[j];
-#else
-        const int dir = 1;
-#endif
         for (int r = 0; r < RUNS; ++r) {
           const int left = ends[j] - (x0 + r * SPAN_STRIDE);  // pixels k < left: left of edge j
 #if PARITY_BITS
           parity[r] ^= left >= RUN ? PARITY_BITS : left > 0 ? (1u << left) - 1u : 0u;
 #else
-          for (int k = 0; k < RUN; ++k) ACCUMULATE_LEFT(count[r * RUN + k], k < left, dir);
+          // Even-odd ignores the direction; only non-zero has dirs.
+          for (int k = 0; k < RUN; ++k) ACCUMULATE_LEFT(count[r * RUN + k], k < left, dirs[j]);
 #endif
         }
       }

@@ -276,7 +276,9 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
   // Whole runs of a work-item's pixels in one aligned store: a scalar pixel type, a run of a
   // vector's length that divides the width (a buffer starts aligned to its largest vector), and
   // a store that writes every pixel (paint leaves pixels outside alone).
-  const int run = shape.kernel == "span" && shape.pixels % 16 == 0 ? 16 : shape.pixels;  // RUN
+  // Pixels per run (the kernel's RUN): span splits a multiple of 16 into runs of 16 side by
+  // side across the group; every other kernel takes all of a work-item's pixels as one run.
+  const int run = shape.kernel == "span" && shape.pixels % 16 == 0 ? 16 : shape.pixels;
   const bool vector_store = (shape.kernel == "span" || shape.kernel == "pixel") &&
                             (run == 2 || run == 4 || run == 8 || run == 16) &&
                             width % static_cast<std::size_t>(run) == 0 &&
@@ -288,6 +290,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
       {"pixels", std::to_string(shape.pixels)},
       {"group", std::to_string(shape.group)},
       {"serial", shape.serial ? "1" : "0"},
+      {"run", std::to_string(run)},
       {"vector_store", vector_store ? "1" : "0"},
       {"out_type", out_type},
       {"edge_space", in_constant ? "constant" : "global const"},
