@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Each template's tuning workload, made in the template's own .cpp next to the code it measures
-// (lib/tuning/workload.hpp has the interface). The tuner's list in lib/tuner/tune_template.cpp
-// maps each registry row to its factory.
+// (lib/tuning/workload.hpp has the interface), and the list that maps each registry row to its
+// factory (the tuner reads it, lib/tuner/tune_template.cpp): a new template adds its declaration
+// and its line here.
 #pragma once
 
 #include <cstddef>
@@ -32,5 +33,19 @@ std::unique_ptr<tuning_workload> make_stencil_workload(const queue& q, std::size
 /// An edge-flux loop (OP2 Airfoil's res_calc shape) on a quad mesh of about `size` edges
 /// (op.cpp).
 std::unique_ptr<tuning_workload> make_edge_flux_workload(const queue& q, std::size_t size);
+
+/// A registry row (lib/tuning/registry.cpp) and the factory of its template's workload.
+struct workload_entry {
+  const char* template_name;
+  workload_factory make;
+};
+
+/// From a registry row to its template's workload: one line per template.
+inline constexpr workload_entry workloads[] = {
+    {"elementwise", make_saxpy_workload}, {"reduce", make_sum_workload},
+    {"scan", make_scan_workload},         {"polygon", make_polygon_workload},
+    {"sort", make_sort_workload},         {"histogram", make_histogram_workload},
+    {"stencil", make_stencil_workload},   {"par_loop", make_edge_flux_workload},
+};
 
 }  // namespace clforge::detail

@@ -19,19 +19,6 @@ namespace clforge::detail {
 
 namespace {
 
-struct workload_entry {
-  const char* template_name;  // the registry row
-  workload_factory make;
-};
-
-// From a registry row to its template's workload: one line per template.
-constexpr workload_entry kWorkloads[] = {
-    {"elementwise", make_saxpy_workload}, {"reduce", make_sum_workload},
-    {"scan", make_scan_workload},         {"polygon", make_polygon_workload},
-    {"sort", make_sort_workload},         {"histogram", make_histogram_workload},
-    {"stencil", make_stencil_workload},   {"par_loop", make_edge_flux_workload},
-};
-
 std::string workload_names() {
   std::string names;
   for (const template_row* row : template_rows())
@@ -48,10 +35,10 @@ const template_row& row_to_tune(const std::string& name) {
 }
 
 workload_factory factory_of(const template_row& row) {
-  for (const workload_entry& w : kWorkloads)
+  for (const workload_entry& w : workloads)
     if (std::string(w.template_name) == row.name()) return w.make;
   throw error(std::string("clforge::tuner: the template ") + row.name() +
-              " has no workload to tune it on (lib/tuner/tune_template.cpp)");
+              " has no workload to tune it on (lib/algorithms/workloads.hpp)");
 }
 
 setting_point point_of(const std::string& settings) {
