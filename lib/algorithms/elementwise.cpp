@@ -115,7 +115,7 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
 
 }  // namespace
 
-struct elementwise_state : template_state {
+struct elementwise_state : template_state_of<kernel_options> {
   elementwise_policy policy;  // as built: block, interleave, vector_width 0 where unused
   kernel_shape shape;         // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths = true;
@@ -128,10 +128,10 @@ struct elementwise_state : template_state {
   unsigned vector_width = 1;           // > 1: `vector` runs the operation on vectors
   kernel vector;
   std::vector<std::size_t> vector_arrays, vector_stored;
-  // what the view variants and the rebuilds under a new tuning are generated from; they are
-  // built with the calling queue's context, so the state holds no context handle
+  // what the view variants and the rebuilds under a new tuning are generated from (with the
+  // options the base keeps); they are built with the calling queue's context, so the state
+  // holds no context handle
   std::string arguments, operation;
-  kernel_options options;
   mutable view_variant_cache<elementwise_kernel> views;
   tuning_stamp stamp;
   mutable retuned_cache<elementwise_kernel> retuned;
@@ -143,15 +143,13 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
                                        const kernel_options& options) {
   auto state = std::make_shared<detail::elementwise_state>();
   const detail::template_header header =
-      state->start(ctx, "elementwise_kernel", options.name.empty() ? "elementwise" : options.name,
-                   arguments, "i");
+      state->start(ctx, "elementwise_kernel", options, "elementwise", arguments, "i");
   state->stamp = detail::tuning_stamp(ctx);
   detail::elementwise_policy& p = state->policy;
   p = detail::elementwise_policy_for(ctx, detail::requested_shape(options));
   state->check_lengths = options.check_array_lengths;
   state->arguments = arguments;
   state->operation = operation;
-  state->options = options;
   const bool gpu = p.kind == detail::work_kind::gpu;
   // gpu with groups_per_cu: a fixed number of work-items and a grid-stride loop; otherwise one
   // work-item per index.

@@ -22,7 +22,7 @@
 namespace clforge {
 namespace detail {
 
-struct histogram_state : template_state {
+struct histogram_state : template_state_of<histogram_options> {
   context ctx;
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
@@ -30,7 +30,6 @@ struct histogram_state : template_state {
   kernel k, k_strided;  // step 1; any step
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, bin_expr;
-  histogram_options options;
   mutable view_variant_cache<histogram_kernel> views;
   tuning_stamp stamp;
   mutable retuned_cache<histogram_kernel> retuned;
@@ -44,8 +43,7 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   using namespace detail;
   auto st = std::make_shared<histogram_state>();
   const template_header header =
-      st->start(ctx, "histogram_kernel", options.name.empty() ? "histogram" : options.name,
-                arguments, "i, n");
+      st->start(ctx, "histogram_kernel", options, "histogram", arguments, "i, n");
   refuse_shape(options, st->who);
   st->ctx = ctx;
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -56,7 +54,6 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   st->check_lengths = options.check_array_lengths;
   st->arguments = arguments;
   st->bin_expr = bin_expr;
-  st->options = options;
 
   const device_info& info = ctx.info();
   st->stamp = tuning_stamp(ctx);

@@ -14,7 +14,7 @@ namespace clforge {
 
 namespace detail {
 
-struct radix_sort_state : template_state {
+struct radix_sort_state : template_state_of<radix_sort_options> {
   context ctx;
   std::vector<std::size_t> sorted;  // indices of the permuted parameters
   unsigned key_bits = 32;
@@ -27,7 +27,6 @@ struct radix_sort_state : template_state {
   // (indices first + k * step, taken by every kernel). A variant moves its arrays back with the
   // store kernel (whole arrays are copied).
   std::string arguments, key_expr;
-  radix_sort_options options;
   bool is_variant = false;
   bool strided = false;
   mutable view_variant_cache<radix_sort_state> variants;
@@ -46,8 +45,7 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
                                                    const std::string& view_pattern, bool strided) {
   auto st = std::make_shared<radix_sort_state>();
   const template_header header =
-      st->start(ctx, "radix_sort_kernel", options.name.empty() ? "radix_sort" : options.name,
-                arguments, "i, n");
+      st->start(ctx, "radix_sort_kernel", options, "radix_sort", arguments, "i, n");
   refuse_shape(options, st->who);
   st->ctx = ctx;
   if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -74,7 +72,6 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   st->scratch = options.scratch;
   st->arguments = arguments;
   st->key_expr = key_expr;
-  st->options = options;
   st->is_variant = !view_pattern.empty() || strided;
   st->strided = strided;
 

@@ -18,7 +18,7 @@ namespace clforge::detail {
 
 /// The engine behind reduction_core and the built-in reductions: the built program, its kernels
 /// and the launch plan. Shared (shared_from_this) so that its per-queue state can name it.
-class reduction_engine : public template_state,
+class reduction_engine : public template_state_of<reduction_options>,
                          public std::enable_shared_from_this<reduction_engine> {
  public:
   reduction_engine(const context& ctx, const reduction_description& d,
@@ -54,7 +54,6 @@ class reduction_engine : public template_state,
   kernel contiguous_, strided_, final_, vector_;
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   reduction_description description_;
-  reduction_options options_;
   std::string what_;
   mutable view_variant_cache<reduction_engine> views_;
   tuning_stamp stamp_;
@@ -120,9 +119,9 @@ std::string vector_reduce_expression(unsigned width) {
 
 reduction_engine::reduction_engine(const context& ctx, const reduction_description& d,
                                    const reduction_options& options, const std::string& what)
-    : description_(d), options_(options), what_(what) {
-  const template_header header = start(ctx, what, options.name.empty() ? "reduce" : options.name,
-                                       d.arguments, "i", d.type_name, d.type_needs_fp64);
+    : description_(d), what_(what) {
+  const template_header header =
+      start(ctx, what, options, "reduce", d.arguments, "i", d.type_name, d.type_needs_fp64);
   check_lengths_ = options.check_array_lengths;
   type_size_ = d.type_size;
   if (options.compensated) {
@@ -221,7 +220,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
   // Memory of another context is refused before anything is enqueued.
   require_same_context(result(), nullptr, q.ctx().get(), who, "the result array");
   if (auto retuned = retuned_.get(stamp_, q.ctx(), [&] {
-        return std::make_shared<const reduction_engine>(q.ctx(), description_, options_, what_);
+        return std::make_shared<const reduction_engine>(q.ctx(), description_, options, what_);
       }))
     return retuned->run(q, r, args, result, want_event);
   check_lengths(args, r, check_lengths_);
@@ -230,12 +229,12 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
     auto variant = views_.get(pattern, [&] {
       view_variant_source v =
           rewrite_for_views(params, pattern, {description_.map, description_.reduce},
-                            options_.preamble + " " + description_.neutral, who);
+                            options.preamble + " " + description_.neutral, who);
       reduction_description d = description_;
       d.arguments = v.arguments;
       d.map = v.snippets[0];
       d.reduce = v.snippets[1];
-      return std::make_shared<const reduction_engine>(q.ctx(), d, options_, what_);
+      return std::make_shared<const reduction_engine>(q.ctx(), d, options, what_);
     });
     return variant->run(q, r, args.expanding_views(), result, want_event);
   }

@@ -94,10 +94,9 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
                      std::string_view neutral, std::string_view output_stmt, scan_kind kind,
                      const scan_options& options) {
   auto e = std::make_shared<scan_engine>();
-  e->fp64_pragma =
-      e->start(ctx, "scan_kernel", options.name.empty() ? "scan" : options.name, arguments,
-               "i, n, item, prev_item, last_item", type.name, type.needs_fp64)
-          .fp64_pragma;
+  e->fp64_pragma = e->start(ctx, "scan_kernel", options, "scan", arguments,
+                            "i, n, item, prev_item, last_item", type.name, type.needs_fp64)
+                       .fp64_pragma;
   refuse_shape(options, e->who);
   e->owner = ctx.get();
   e->compute_units = std::max<std::size_t>(1, ctx.info().compute_units);
@@ -111,7 +110,6 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->scan_expr = scan_expr;
   e->neutral = neutral;
   e->output_stmt = output_stmt;
-  e->options = options;
   for (std::string_view s : {input_expr, scan_expr, neutral})
     if (s.find_first_not_of(" \t\r\n") == std::string_view::npos)
       throw error(e->who + ": the input, scan and neutral expressions must not be empty");

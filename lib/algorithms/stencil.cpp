@@ -477,10 +477,9 @@ struct tiled_field {
 }  // namespace
 
 // template_state::params: the non-field parameters.
-struct stencil_state : template_state {
+struct stencil_state : template_state_of<stencil_options> {
   context ctx;
   std::string arguments, assignments;
-  stencil_options options;
   declarations decl;
   std::vector<access> accesses;
   std::vector<dim_slice> slice;
@@ -965,7 +964,7 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
   st->options = options;
   st->arguments = parameters;
   st->assignments = assignments;
-  const std::string name = options.name.empty() ? "stencil" : options.name;
+  const std::string name = stencil_state::kernel_name(options, "stencil");
   const std::string who = std::string(kWhat) + " \"" + name + "\"";
   st->decl = parse_declarations(parameters, who);
   const std::size_t dims = st->decl.dims;

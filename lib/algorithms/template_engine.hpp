@@ -60,6 +60,27 @@ struct template_state {
                         const std::string& value_type = "", bool value_needs_fp64 = false);
 };
 
+/// The state of a snippet template, whose options (Options derives from kernel_options) it
+/// keeps as given: rebuilds under a new tuning and view variants are made from them. The one
+/// rule for the kernel's name: the options' name, or the template's own where that is empty.
+template <class Options>
+struct template_state_of : template_state {
+  Options options;
+  using template_state::start;
+  /// Keeps `given`, then start()s under its kernel name.
+  template_header start(const context& ctx, const std::string& what, const Options& given,
+                        const char* template_name, std::string_view arguments,
+                        std::string_view reserved, const std::string& value_type = "",
+                        bool value_needs_fp64 = false) {
+    options = given;
+    return start(ctx, what, kernel_name(given, template_name), arguments, reserved, value_type,
+                 value_needs_fp64);
+  }
+  static std::string kernel_name(const Options& given, const char* template_name) {
+    return given.name.empty() ? std::string(template_name) : given.name;
+  }
+};
+
 /// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
 /// at most max_template_name_length characters), the parameter list `arguments`, whose names
 /// must not be `reserved` (a list such as "i, n, item") nor start with clforge_; double (a
