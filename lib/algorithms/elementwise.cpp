@@ -115,7 +115,7 @@ vector_form vectorize(const std::string& op, const std::vector<parameter>& param
 
 }  // namespace
 
-struct elementwise_state : template_state_of<kernel_options> {
+struct elementwise_state : template_state_of<kernel_options, elementwise_kernel> {
   elementwise_policy policy;  // as built: block, interleave, vector_width 0 where unused
   kernel_shape shape;         // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths = true;
@@ -132,9 +132,6 @@ struct elementwise_state : template_state_of<kernel_options> {
   // options the base keeps); they are built with the calling queue's context, so the state
   // holds no context handle
   std::string arguments, operation;
-  mutable view_variant_cache<elementwise_kernel> views;
-  tuning_stamp stamp;
-  mutable retuned_cache<elementwise_kernel> retuned;
 };
 }  // namespace detail
 

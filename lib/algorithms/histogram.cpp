@@ -22,7 +22,7 @@
 namespace clforge {
 namespace detail {
 
-struct histogram_state : template_state_of<histogram_options> {
+struct histogram_state : template_state_of<histogram_options, histogram_kernel> {
   context ctx;
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
@@ -30,9 +30,6 @@ struct histogram_state : template_state_of<histogram_options> {
   kernel k, k_strided;  // step 1; any step
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, bin_expr;
-  mutable view_variant_cache<histogram_kernel> views;
-  tuning_stamp stamp;
-  mutable retuned_cache<histogram_kernel> retuned;
 };
 
 }  // namespace detail

@@ -14,7 +14,7 @@ namespace clforge {
 
 namespace detail {
 
-struct radix_sort_state : template_state_of<radix_sort_options> {
+struct radix_sort_state : template_state_of<radix_sort_options, radix_sort_state> {
   context ctx;
   std::vector<std::size_t> sorted;  // indices of the permuted parameters
   unsigned key_bits = 32;
@@ -29,7 +29,6 @@ struct radix_sort_state : template_state_of<radix_sort_options> {
   std::string arguments, key_expr;
   bool is_variant = false;
   bool strided = false;
-  mutable view_variant_cache<radix_sort_state> variants;
 };
 
 namespace {
@@ -264,7 +263,7 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
                                      [&](std::size_t k) { return lengths[k] == r.count; }));
   if (!strided && !bound.has_views()) return sort_and_move(q, st, bound, r, sizes);
   const std::string pattern = bound.has_views() ? bound.view_pattern() : "";
-  const auto variant = st.variants.get((strided ? "strided " : "whole ") + pattern, [&] {
+  const auto variant = st.views.get((strided ? "strided " : "whole ") + pattern, [&] {
     std::vector<std::string> sort_by;
     for (std::size_t k : st.sorted) sort_by.push_back(st.params[k].name);
     // st.ctx, as the kernel holds it (a handle that may not keep the context alive).

@@ -18,7 +18,7 @@ namespace clforge::detail {
 
 /// The engine behind reduction_core and the built-in reductions: the built program, its kernels
 /// and the launch plan. Shared (shared_from_this) so that its per-queue state can name it.
-class reduction_engine : public template_state_of<reduction_options>,
+class reduction_engine : public template_state_of<reduction_options, reduction_engine>,
                          public std::enable_shared_from_this<reduction_engine> {
  public:
   reduction_engine(const context& ctx, const reduction_description& d,
@@ -55,9 +55,6 @@ class reduction_engine : public template_state_of<reduction_options>,
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   reduction_description description_;
   std::string what_;
-  mutable view_variant_cache<reduction_engine> views_;
-  tuning_stamp stamp_;
-  mutable retuned_cache<reduction_engine> retuned_;
 };
 
 namespace {
@@ -140,7 +137,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
   // The tuned policy (lib/tuning/tables.cpp); vector loads (gpu, a map that reads its arrays
   // only at index i, such as x[i] or x[i] * y[i]) of vector_bytes, grid applying to the vector
   // kernel only.
-  stamp_ = tuning_stamp(ctx);
+  stamp = tuning_stamp(ctx);
   policy_ = reduce_policy_for(ctx, requested_shape(options), d.type_size);
   const bool gpu = policy_.kind == work_kind::gpu;
   const unsigned width =
@@ -219,14 +216,14 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
   // partials and the single-launch counter need (both are reused by the next call).
   // Memory of another context is refused before anything is enqueued.
   require_same_context(result(), nullptr, q.ctx().get(), who, "the result array");
-  if (auto retuned = retuned_.get(stamp_, q.ctx(), [&] {
+  if (auto rebuilt = retuned.get(stamp, q.ctx(), [&] {
         return std::make_shared<const reduction_engine>(q.ctx(), description_, options, what_);
       }))
-    return retuned->run(q, r, args, result, want_event);
+    return rebuilt->run(q, r, args, result, want_event);
   check_lengths(args, r, check_lengths_);
   if (args.has_views()) {
     const std::string pattern = args.view_pattern();
-    auto variant = views_.get(pattern, [&] {
+    auto variant = views.get(pattern, [&] {
       view_variant_source v =
           rewrite_for_views(params, pattern, {description_.map, description_.reduce},
                             options.preamble + " " + description_.neutral, who);

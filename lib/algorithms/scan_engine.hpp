@@ -28,7 +28,8 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
 }
 
 // Holds no context handle (kept with the context by shared_scan); a call takes the queue's.
-struct scan_engine : template_state_of<scan_options>, std::enable_shared_from_this<scan_engine> {
+struct scan_engine : template_state_of<scan_options, scan_core>,
+                     std::enable_shared_from_this<scan_engine> {
   std::string fp64_pragma;     // start's, for the kernels' preamble
   cl_context owner = nullptr;  // of the built programs, which retain it
   std::size_t compute_units = 1;
@@ -50,9 +51,6 @@ struct scan_engine : template_state_of<scan_options>, std::enable_shared_from_th
 
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, input_expr, scan_expr, neutral, output_stmt;
-  mutable view_variant_cache<scan_core> views;
-  tuning_stamp stamp;
-  mutable retuned_cache<scan_core> retuned;
 
   std::size_t tile() const { return items * group; }
   // On an out-of-order queue, order_point puts barriers between dependent commands.

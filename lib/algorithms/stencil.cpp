@@ -477,7 +477,7 @@ struct tiled_field {
 }  // namespace
 
 // template_state::params: the non-field parameters.
-struct stencil_state : template_state_of<stencil_options> {
+struct stencil_state : template_state_of<stencil_options, stencil_kernel> {
   context ctx;
   std::string arguments, assignments;
   declarations decl;
@@ -491,8 +491,6 @@ struct stencil_state : template_state_of<stencil_options> {
   std::size_t auto_limit = 0;  // the work-items a group of the automatic kernel may have
   std::size_t grid_limit = 0;
   std::array<std::size_t, 3> max_item_sizes{0, 0, 0};
-  tuning_stamp stamp;
-  mutable retuned_cache<stencil_kernel> retuned;
 };
 
 namespace {

@@ -28,6 +28,7 @@
 #include "clforge/detail/signature.hpp"
 #include "tuning/registry.hpp"
 #include "tuning/resolve.hpp"
+#include "view_variants.hpp"
 
 namespace clforge::detail {
 
@@ -58,27 +59,6 @@ struct template_state {
   template_header start(const context& ctx, const std::string& what, const std::string& kernel_name,
                         std::string_view arguments, std::string_view reserved,
                         const std::string& value_type = "", bool value_needs_fp64 = false);
-};
-
-/// The state of a snippet template, whose options (Options derives from kernel_options) it
-/// keeps as given: rebuilds under a new tuning and view variants are made from them. The one
-/// rule for the kernel's name: the options' name, or the template's own where that is empty.
-template <class Options>
-struct template_state_of : template_state {
-  Options options;
-  using template_state::start;
-  /// Keeps `given`, then start()s under its kernel name.
-  template_header start(const context& ctx, const std::string& what, const Options& given,
-                        const char* template_name, std::string_view arguments,
-                        std::string_view reserved, const std::string& value_type = "",
-                        bool value_needs_fp64 = false) {
-    options = given;
-    return start(ctx, what, kernel_name(given, template_name), arguments, reserved, value_type,
-                 value_needs_fp64);
-  }
-  static std::string kernel_name(const Options& given, const char* template_name) {
-    return given.name.empty() ? std::string(template_name) : given.name;
-  }
 };
 
 /// Checks and parses what a template is given: a non-empty context, `name` (a C identifier of
@@ -200,6 +180,36 @@ class retuned_cache {
   std::mutex mutex_;
   std::shared_ptr<const T> latest_;
   tuning_stamp latest_stamp_;
+};
+
+/// The state of a snippet template (Options derives from kernel_options; Built is what its view
+/// variants and rebuilds are: the public class, or its engine). It keeps the options as given,
+/// from which the view variants and the rebuilds under a new tuning are made, and names the
+/// kernel by one rule: the options' name, or the template's own where that is empty.
+template <class Options, class Built>
+struct template_state_of : template_state {
+  Options options;
+  /// The variants for array views (view_variants.hpp), built on first use (none for stencils:
+  /// their fields carry their layouts).
+  mutable view_variant_cache<Built> views;
+  /// The tuning the state was built under, and the copy rebuilt when it moved (templates that
+  /// resolve their tuning per call, such as radix_sort_kernel, leave both unused).
+  tuning_stamp stamp;
+  mutable retuned_cache<Built> retuned;
+
+  using template_state::start;
+  /// Keeps `given`, then start()s under its kernel name.
+  template_header start(const context& ctx, const std::string& what, const Options& given,
+                        const char* template_name, std::string_view arguments,
+                        std::string_view reserved, const std::string& value_type = "",
+                        bool value_needs_fp64 = false) {
+    options = given;
+    return start(ctx, what, kernel_name(given, template_name), arguments, reserved, value_type,
+                 value_needs_fp64);
+  }
+  static std::string kernel_name(const Options& given, const char* template_name) {
+    return given.name.empty() ? std::string(template_name) : given.name;
+  }
 };
 
 /// Checks array lengths for a resolved range (when enabled).
