@@ -123,6 +123,16 @@ int main(int argc, char** argv) {
       },
       {"mask_into: the image must be a 12 x 5 distributed_array::rows"});
 
+  expect_same_error("fill rule",
+                    [&] {
+                      auto image = cm::distributed_array<cl_uchar>::rows(q, world, 12, 5);
+                      cf::polygon_mask_options o;
+                      if (rank == 1) o.rule = cf::fill_rule::non_zero;
+                      cm::mask_into(q, cf::polygon_mask(ctx), {{0, 0}, {5, 0}, {0, 5}}, image, 12,
+                                    5, cl_uchar(1), o);
+                    },
+                    {"ranks disagree", "mask_into<uchar>", "fingerprint"});
+
   expect_same_error("null communicator",
                     [&] {
                       cm::distributed_array<int> none;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,17 @@ void draw_row_block(const char* who, const queue& q,
     scratch.copy_to(q, image.local(), (first_row - start) * width, 0, rows * width);
   }
 }
+
+/// What every rank must agree on for a mask or label step: the pixel type, the polygons (their
+/// bytes), the width and the options.
+template <class T>
+std::uint64_t polygon_fingerprint(const std::string& polygons, std::size_t width,
+                                  const polygon_mask_options& options) {
+  return fingerprint({type_tag<T>(), polygons, std::to_string(width),
+                      options.rule == fill_rule::non_zero ? "non_zero" : "even_odd",
+                      clforge::detail::requested_shape(options)});
+}
+
 }  // namespace detail
 
 /// polygon_mask::mask_into over an image split in row blocks (distributed_array::rows): every
@@ -77,9 +89,7 @@ void mask_into(const queue& q, const polygon_mask& masker, const std::vector<poi
   for (const auto& v : vertices) fp.append(reinterpret_cast<const char*>(&v), sizeof v);
   detail::collective_step(image.comm(),
                           {"mask_into<" + type_name<T>() + ">",
-                           detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width),
-                                                clforge::detail::requested_shape(options)}),
-                           image.size()},
+                           detail::polygon_fingerprint<T>(fp, width, options), image.size()},
                           [&] {
                             detail::draw_row_block(
                                 "mask_into", q, {&vertices}, image, width, height,
@@ -105,9 +115,7 @@ void labels_into(const queue& q, const polygon_mask& masker,
   }
   detail::collective_step(image.comm(),
                           {"labels_into<" + type_name<T>() + ">",
-                           detail::fingerprint({detail::type_tag<T>(), fp, std::to_string(width),
-                                                clforge::detail::requested_shape(options)}),
-                           image.size()},
+                           detail::polygon_fingerprint<T>(fp, width, options), image.size()},
                           [&] {
                             detail::draw_row_block(
                                 "labels_into", q, list, image, width, height,
