@@ -119,7 +119,6 @@ struct elementwise_state : template_state_of<kernel_options, elementwise_kernel>
   elementwise_policy policy;  // as built: block, interleave, vector_width 0 where unused
   kernel_shape shape;         // shape() (the deprecated kernel_shape's view of the policy)
   bool check_lengths = true;
-  program built;
   kernel contiguous;                   // step 1
   kernel strided;                      // any step
   std::size_t gpu_max_items = 0;       // gpu, groups_per_cu: the fixed number of work-items
@@ -194,9 +193,9 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
   set_vector(vf.ok);
   if (vf.ok) {
     try {
-      state->built =
+      state->prog =
           detail::build_template(ctx, header, "elementwise", values, options.build_options);
-      state->vector = state->built.kernel(state->name + "_vector");
+      state->vector = state->prog.kernel(state->name + "_vector");
       state->vector_width = p.vector_width;
       state->vector_arrays = vf.arrays;
       state->vector_stored = vf.stored;
@@ -205,10 +204,9 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
     }
   }
   if (state->vector_width <= 1)
-    state->built =
-        detail::build_template(ctx, header, "elementwise", values, options.build_options);
-  state->contiguous = state->built.kernel(state->name);
-  state->strided = state->built.kernel(state->name + "_strided");
+    state->prog = detail::build_template(ctx, header, "elementwise", values, options.build_options);
+  state->contiguous = state->prog.kernel(state->name);
+  state->strided = state->prog.kernel(state->name + "_strided");
   state->group =
       detail::fitted_group(p.group, {&state->contiguous, &state->strided, &state->vector});
   state->shape = detail::shape_of(p);
@@ -216,7 +214,7 @@ elementwise_kernel::elementwise_kernel(const context& ctx, const std::string& ar
 }
 
 const std::string& elementwise_kernel::source() const {
-  return state_->built.source();
+  return state_->prog.source();
 }
 const std::string& elementwise_kernel::name() const {
   return state_->name;

@@ -26,7 +26,6 @@ struct histogram_state : template_state_of<histogram_options, histogram_kernel> 
   context ctx;
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
-  program prog;
   kernel k, k_strided;  // step 1; any step
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, bin_expr;

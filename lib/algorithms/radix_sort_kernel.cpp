@@ -21,7 +21,6 @@ struct radix_sort_state : template_state_of<radix_sort_options, radix_sort_state
   sort_key_type key{};
   sort_algorithm algorithm = sort_algorithm::automatic;
   sort_scratch* scratch = nullptr;
-  program prog;
   kernel keys32, keys64, permute32, permute64, store;
   // What the variants are generated from (view_variants.hpp): for array views, and for ranges
   // (indices first + k * step, taken by every kernel). A variant moves its arrays back with the

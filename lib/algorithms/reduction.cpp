@@ -34,7 +34,7 @@ class reduction_engine : public template_state_of<reduction_options, reduction_e
                    void* dst) const;
 
   const kernel_shape& shape() const { return shape_; }
-  const std::string& source() const { return built_.source(); }
+  const std::string& source() const { return prog.source(); }
 
  private:
   /// run() without the barriers around it: stage 1, then stage 2 where needed.
@@ -50,7 +50,6 @@ class reduction_engine : public template_state_of<reduction_options, reduction_e
   std::size_t type_size_ = 0;
   std::size_t target_groups_ = 1;
   unsigned vector_width_ = 1;  // elements per vector load in vector_ (1: no vector kernel)
-  program built_;
   kernel contiguous_, strided_, final_, vector_;
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   reduction_description description_;
@@ -193,11 +192,11 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
         {"comma_parameters", comma_parameters(params)},
         {"comma_arguments", comma_arguments(params)},
     };
-    built_ = build_template(ctx, header, "reduction", values, options.build_options);
-    contiguous_ = built_.kernel(name);
-    strided_ = built_.kernel(name + "_strided");
-    final_ = built_.kernel(name + "_final");
-    if (vector_width_ > 1) vector_ = built_.kernel(name + "_vector");
+    prog = build_template(ctx, header, "reduction", values, options.build_options);
+    contiguous_ = prog.kernel(name);
+    strided_ = prog.kernel(name + "_strided");
+    final_ = prog.kernel(name + "_final");
+    if (vector_width_ > 1) vector_ = prog.kernel(name + "_vector");
     const std::size_t fits = fitted_group(local, {&contiguous_, &strided_, &final_, &vector_});
     if (fits >= local) break;
     if (attempt >= 4)

@@ -163,7 +163,7 @@ std::size_t scan_core::tile_size() const {
   return engine_->algorithm == scan_algorithm::lookback ? engine_->tile() : engine_->granularity;
 }
 std::string scan_core::source() const {
-  std::string s = engine_->main_program.source();
+  std::string s = engine_->prog.source();
   if (engine_->total_program)
     s += "\n// ---- last_item pass ----\n" + engine_->total_program.source();
   return s;

@@ -46,7 +46,7 @@ struct scan_engine : template_state_of<scan_options, scan_core>,
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;
   std::size_t lanes = 1;  // chunks per work-item, walked side by side
-  program main_program, total_program;
+  program total_program;  // beside prog, the main one
   kernel main, total, reduce, spine;
 
   // What calls passing array views, and rebuilds under a new tuning, are generated from.

@@ -121,9 +121,8 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   values["packed"] = e.packed ? "1" : "0";
   values["has_last_item"] = e.uses_last_item ? "1" : "0";
   values["total_only"] = "0";
-  e.main_program =
-      build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
-  e.main = e.main_program.kernel(e.name);
+  e.prog = build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
+  e.main = e.prog.kernel(e.name);
   if (e.uses_last_item) {
     values["name"] = e.name + "_last_item";
     values["has_last_item"] = "0";

@@ -25,10 +25,10 @@ void build_rts(const context& ctx, scan_engine& e, const requested_tile& asked,
   values["lanes"] = std::to_string(e.lanes);
   values["reduce_name"] = e.name + "_reduce";
   values["spine_name"] = e.name + "_spine";
-  e.main_program = build_template(ctx, e.who, {}, {{"scan_rts", values}}, options.build_options);
-  e.main = e.main_program.kernel(e.name);
-  e.reduce = e.main_program.kernel(e.name + "_reduce");
-  e.spine = e.main_program.kernel(e.name + "_spine");
+  e.prog = build_template(ctx, e.who, {}, {{"scan_rts", values}}, options.build_options);
+  e.main = e.prog.kernel(e.name);
+  e.reduce = e.prog.kernel(e.name + "_reduce");
+  e.spine = e.prog.kernel(e.name + "_spine");
 }
 
 event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,

@@ -486,7 +486,6 @@ struct stencil_state : template_state_of<stencil_options, stencil_kernel> {
   bool dynamic = false;  // a bound depends on a counter
   variant auto_variant;
   std::string policy;
-  program prog;
   kernel automatic, grid;      // grid: the manual grid's kernel (the automatic one when alike)
   std::size_t auto_limit = 0;  // the work-items a group of the automatic kernel may have
   std::size_t grid_limit = 0;

@@ -189,6 +189,8 @@ class retuned_cache {
 template <class Options, class Built>
 struct template_state_of : template_state {
   Options options;
+  /// The template's program (source() shows it); a template with more keeps them beside it.
+  program prog;
   /// The variants for array views (view_variants.hpp), built on first use (none for stencils:
   /// their fields carry their layouts).
   mutable view_variant_cache<Built> views;
