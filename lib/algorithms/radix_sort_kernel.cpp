@@ -19,8 +19,6 @@ struct radix_sort_state : template_state_of<radix_sort_options, radix_sort_state
   std::vector<std::size_t> sorted;  // indices of the permuted parameters
   unsigned key_bits = 32;
   sort_key_type key{};
-  sort_algorithm algorithm = sort_algorithm::automatic;
-  sort_scratch* scratch = nullptr;
   kernel keys32, keys64, permute32, permute64, store;
   // What the variants are generated from (view_variants.hpp): for array views, and for ranges
   // (indices first + k * step, taken by every kernel). A variant moves its arrays back with the
@@ -66,8 +64,6 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   }
   st->key_bits = key_bits;
   st->key = key_bits <= 32 ? sort_key_of<cl_uint>() : sort_key_of<cl_ulong>();
-  st->algorithm = options.algorithm;
-  st->scratch = options.scratch;
   st->arguments = arguments;
   st->key_expr = key_expr;
   st->is_variant = !view_pattern.empty() || strided;
@@ -200,8 +196,8 @@ event sort_and_move(const queue& q, const radix_sort_state& st, const argument_l
   order_point(q);
   sort_options o;
   o.end_bit = st.key_bits;
-  o.algorithm = st.algorithm;
-  o.scratch = st.scratch;
+  o.algorithm = st.options.algorithm;
+  o.scratch = st.options.scratch;
   radix_sort(q, st.who.c_str(), *keys, n, st.key, &*index, index_size, o);
 
   std::vector<queue_temporary> moved;
