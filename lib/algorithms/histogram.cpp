@@ -40,7 +40,6 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   auto st = std::make_shared<histogram_state>();
   const template_header header =
       st->start(ctx, "histogram_kernel", options, "histogram", arguments, "i, n");
-  refuse_shape(options, st->who);
   st->ctx = ctx;
   if (bin_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the bin expression is empty");

@@ -42,7 +42,6 @@ std::shared_ptr<radix_sort_state> build_radix_sort(const context& ctx, const std
   auto st = std::make_shared<radix_sort_state>();
   const template_header header =
       st->start(ctx, "radix_sort_kernel", options, "radix_sort", arguments, "i, n");
-  refuse_shape(options, st->who);
   st->ctx = ctx;
   if (key_expr.find_first_not_of(" \t\r\n") == std::string::npos)
     throw error(st->who + ": the key expression is empty");

@@ -97,7 +97,6 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->fp64_pragma = e->start(ctx, "scan_kernel", options, "scan", arguments,
                             "i, n, item, prev_item, last_item", type.name, type.needs_fp64)
                        .fp64_pragma;
-  refuse_shape(options, e->who);
   e->owner = ctx.get();
   e->compute_units = std::max<std::size_t>(1, ctx.info().compute_units);
   e->type = type;

@@ -958,19 +958,16 @@ stencil_kernel::stencil_kernel(const context& ctx, const std::string& parameters
   auto st = std::make_shared<stencil_state>();
   if (!ctx) throw error("stencil_kernel: the context is empty");
   st->ctx = ctx;
-  st->options = options;
   st->arguments = parameters;
   st->assignments = assignments;
-  const std::string name = stencil_state::kernel_name(options, "stencil");
-  const std::string who = std::string(kWhat) + " \"" + name + "\"";
+  const std::string who = stencil_state::who_of(kWhat, options, "stencil");
   st->decl = parse_declarations(parameters, who);
   const std::size_t dims = st->decl.dims;
   std::string reserved;
   for (std::size_t d = 0; d < dims; ++d)
     reserved += std::string(d ? ", " : "") + counter_name(dims, d);
   // The one header check of every template, on the non-field parameters; then the fields' names.
-  template_header header = st->start(ctx, kWhat, name, st->decl.value_list, reserved);
-  refuse_shape(options, st->who);
+  template_header header = st->start(ctx, kWhat, options, "stencil", st->decl.value_list, reserved);
   std::set<std::string> names;
   for (const parameter& p : st->params) names.insert(p.name);
   for (const field_decl& f : st->decl.fields) {

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,10 @@
 #include "tuning/registry.hpp"
 #include "tuning/resolve.hpp"
 #include "view_variants.hpp"
+
+namespace clforge {
+struct reduction_options;  // clforge/algorithms/reduction.hpp
+}  // namespace clforge
 
 namespace clforge::detail {
 
@@ -153,7 +158,8 @@ kernel_shape shape_of(const reduce_policy& p, unsigned vector_width);
 /// The deprecated kernel_options::shape, read without the deprecation warning (0.2 honours it).
 const kernel_shape& requested_shape(const kernel_options& options);
 /// Throws clforge::error naming `who` when options.shape is set: only elementwise and
-/// reduction kernels read that deprecated field, and a template that would ignore it says so.
+/// reduction kernels read that deprecated field, and a template that would ignore it says so
+/// (template_state_of::start calls it for every other template).
 void refuse_shape(const kernel_options& options, const std::string& who);
 
 /// A template object rebuilt under the tuning in effect, for a template built before
@@ -199,18 +205,28 @@ struct template_state_of : template_state {
   tuning_stamp stamp;
   mutable retuned_cache<Built> retuned;
 
-  using template_state::start;
-  /// Keeps `given`, then start()s under its kernel name.
+  /// Keeps `given`, then start()s under its kernel name. Only elementwise and reduction kernels
+  /// read the deprecated kernel_options::shape: every other template refuses one set here.
   template_header start(const context& ctx, const std::string& what, const Options& given,
                         const char* template_name, std::string_view arguments,
                         std::string_view reserved, const std::string& value_type = "",
                         bool value_needs_fp64 = false) {
     options = given;
-    return start(ctx, what, kernel_name(given, template_name), arguments, reserved, value_type,
-                 value_needs_fp64);
+    template_header header =
+        template_state::start(ctx, what, kernel_name(given, template_name), arguments, reserved,
+                              value_type, value_needs_fp64);
+    if constexpr (!std::is_same_v<Options, kernel_options> &&
+                  !std::is_same_v<Options, reduction_options>)
+      refuse_shape(given, who);
+    return header;
   }
   static std::string kernel_name(const Options& given, const char* template_name) {
     return given.name.empty() ? std::string(template_name) : given.name;
+  }
+  /// `who` as start() will set it, for checks made before it (`what "name"`).
+  static std::string who_of(const std::string& what, const Options& given,
+                            const char* template_name) {
+    return what + " \"" + kernel_name(given, template_name) + "\"";
   }
 };
 
