@@ -9,7 +9,7 @@
 // neighbours of the best point (one parameter one value up or down) until none is faster or
 // the budget is spent.
 //
-// Every kernel template of the tuning registry (lib/tuning/registry.cpp: its keys and search
+// Every kernel template of the tuning registry (lib/tuning/policies.hpp: its keys and search
 // space) is tuned on its workload (saxpy: elementwise, sum: reduce, scan, polygon, sort,
 // histogram, stencil: a 7-point Jacobi sweep); tune_template stores the winner in the cache
 // directory, and the templates on that device use it from then on (CLFORGE_TUNE=off or tuned=off

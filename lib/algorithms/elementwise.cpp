@@ -10,8 +10,8 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
+#include "tuning/workload.hpp"
 #include "view_variants.hpp"
-#include "workloads.hpp"
 
 namespace clforge {
 
@@ -362,7 +362,7 @@ class saxpy_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_saxpy_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> elementwise_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<saxpy_workload>(q, size);
 }
 

@@ -16,8 +16,8 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
+#include "tuning/workload.hpp"
 #include "view_variants.hpp"
-#include "workloads.hpp"
 
 namespace clforge {
 namespace detail {
@@ -387,7 +387,7 @@ class histogram_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_histogram_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> histogram_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<histogram_workload>(q, size);
 }
 

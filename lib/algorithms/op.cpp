@@ -16,7 +16,7 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
-#include "workloads.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge::op {
 
@@ -1018,7 +1018,7 @@ class edge_flux_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_edge_flux_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> par_loop_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<edge_flux_workload>(q, size);
 }
 

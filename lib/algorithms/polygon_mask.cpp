@@ -17,7 +17,7 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
-#include "workloads.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge {
 
@@ -462,7 +462,7 @@ class polygon_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_polygon_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> polygon_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<polygon_workload>(q, size);
 }
 

@@ -11,8 +11,8 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
+#include "tuning/workload.hpp"
 #include "view_variants.hpp"
-#include "workloads.hpp"
 
 namespace clforge::detail {
 
@@ -565,7 +565,7 @@ class sum_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_sum_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> reduce_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<sum_workload>(q, size);
 }
 

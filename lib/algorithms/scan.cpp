@@ -16,7 +16,7 @@
 #include "scan_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
-#include "workloads.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge {
 namespace detail {
@@ -324,7 +324,7 @@ class scan_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_scan_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> scan_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<scan_workload>(q, size);
 }
 

@@ -15,7 +15,7 @@
 #include "sort_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
-#include "workloads.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge {
 namespace detail {
@@ -267,7 +267,7 @@ class sort_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_sort_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> sort_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<sort_workload>(q, size);
 }
 

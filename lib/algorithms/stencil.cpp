@@ -17,7 +17,7 @@
 #include "template_engine.hpp"
 #include "tuning/candidate.hpp"
 #include "tuning/store.hpp"
-#include "workloads.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge {
 
@@ -1480,7 +1480,7 @@ class jacobi_workload final : public tuning_workload {
 
 }  // namespace
 
-std::unique_ptr<tuning_workload> make_stencil_workload(const queue& q, std::size_t size) {
+std::unique_ptr<tuning_workload> stencil_policy::workload(const queue& q, std::size_t size) {
   return std::make_unique<jacobi_workload>(q, size);
 }
 

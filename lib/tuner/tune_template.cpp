@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// clforge::tuner::tune_template: searches a registry row's space (lib/tuning/registry.cpp) on
-// the template's own workload (made in the template's .cpp, lib/algorithms/workloads.hpp),
+// clforge::tuner::tune_template: searches a registry row's space (lib/tuning/policies.hpp) on
+// the template's own workload (its policy's workload(), defined in the template's .cpp),
 // seeded with every table's policy, and stores the winner.
 #include <memory>
 
-#include "../algorithms/workloads.hpp"
 #include "clforge/error.hpp"
 #include "clforge/tuner.hpp"
 #include "search.hpp"
@@ -14,6 +13,7 @@
 #include "tuning/resolve.hpp"
 #include "tuning/store.hpp"
 #include "tuning/tables.hpp"
+#include "tuning/workload.hpp"
 
 namespace clforge::detail {
 
@@ -34,11 +34,21 @@ const template_row& row_to_tune(const std::string& name) {
               workload_names() + " (or their policies: " + template_names_listed() + ")");
 }
 
+using workload_factory = std::unique_ptr<tuning_workload> (*)(const queue& q, std::size_t size);
+
+// The tuner is above the templates: it calls their workloads, defined in their own .cpp.
+template <class... Policy>
+workload_factory factory_of(const template_row& row, policy_list<Policy...>) {
+  workload_factory found = nullptr;
+  ((std::string(Policy::template_name) == row.name() ? void(found = &Policy::workload) : void()),
+   ...);
+  return found;
+}
+
 workload_factory factory_of(const template_row& row) {
-  for (const workload_entry& w : workloads)
-    if (std::string(w.template_name) == row.name()) return w.make;
+  if (workload_factory f = factory_of(row, tuned_policies{})) return f;
   throw error(std::string("clforge::tuner: the template ") + row.name() +
-              " has no workload to tune it on (lib/algorithms/workloads.hpp)");
+              " has no policy in tuned_policies (lib/tuning/policies.hpp)");
 }
 
 setting_point point_of(const std::string& settings) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The default tuning of every kernel template, one table per device class, as data: per
 // template a row of "key=value,..." text (the grammar of CLFORGE_TUNE and tuning::set; keys a
-// row leaves out keep their defaults, registry.cpp) and where its values come from. A device
+// row leaves out keep their defaults, policies.hpp) and where its values come from. A device
 // takes the table of its class (device_table); CLFORGE_TUNE="table=NAME" or
 // tuning::set(ctx, "table", "NAME") selects another. Only rows marked "measured" were chosen by
 // measurement; the others are stand-ins until someone measures that class (docs/tuning.md:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What a template gives the tuner to measure its policies on: a workload (inputs made once, a
 // problem class) that builds one trial per candidate policy. Templates implement it in their own
-// .cpp (lib/algorithms/workloads.hpp declares and lists the factories); the tuner (lib/tuner) runs them.
+// .cpp as their policy's workload() (declared in policies.hpp); the tuner (lib/tuner) runs them.
 #pragma once
 
 #include <cstddef>
