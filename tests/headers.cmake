@@ -5,12 +5,13 @@
 # Compile only (-fsyntax-only instantiates the templates the files use, and links nothing).
 set(CLFORGE_HEADER_FLAGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Werror
                          -fsyntax-only)
-# The OpenCL headers are the vendor's, not clforge's: -isystem where they are not in a standard
-# directory already (a copy under another prefix, e.g. unpacked packages found through CPATH,
-# would otherwise be held to clforge's warnings; -isystem /usr/include would break
-# #include_next).
+# The OpenCL headers are the vendor's, not clforge's: -isystem wherever they are not in the
+# compiler's own /usr/include or /usr/local/include. A copy under another prefix would otherwise
+# be held to clforge's warnings: also one found through CPATH, which CMake lists as implicit but
+# the compiler reads as -I (-isystem wins over it); -isystem /usr/include would break
+# #include_next.
 set(CLFORGE_HEADER_INCLUDES -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/generated/include)
-if(NOT CLFORGE_CLHPP_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+if(NOT CLFORGE_CLHPP_INCLUDE_DIR MATCHES "^/usr(/local)?/include/?$")
   list(APPEND CLFORGE_HEADER_INCLUDES -isystem ${CLFORGE_CLHPP_INCLUDE_DIR})
 endif()
 set(CLFORGE_HEADER_MPI_INCLUDES "")
