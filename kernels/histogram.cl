@@ -12,7 +12,10 @@
 //   CLFORGE_COPIES      privatised: copies of the group's counts
 //   CLFORGE_UNROLL      indices a work-item reads per round
 // The kernels are kernels/histogram_count.cl, rendered after this file twice: the one named
-// "$name" over the indices first, first + 1, ..., and "$name" + "_strided" over first + k * step.
+// "$name" over the indices first, first + 1, ..., and "$name" + "_strided" over first + k * step;
+// and, where the bin expression reads its arrays only at index i and the group has several
+// work-items, kernels/histogram_vector.cl ("$name" + "_vector": the indices 0, 1, ... read four
+// at a time).
 $extensions
 // ---- preamble ---------------------------------------------------------------------------------
 $preamble
@@ -28,6 +31,28 @@ $preamble
 #endif
 #ifndef CLFORGE_UNROLL
 #define CLFORGE_UNROLL 1  // indices per round of a work-item: their loads are in flight together
+#endif
+
+// The counts a group adds to (CLFORGE_COUNTS_START at its start, CLFORGE_COUNTS_END at its end):
+// privatised, several copies of them in local memory, which spread the atomics of neighbouring
+// work-items over different addresses when many elements fall into the same bin.
+#if CLFORGE_PRIVATISED
+#define CLFORGE_COUNTS_START                                                                    \
+  local uint clforge_local[CLFORGE_COPIES * CLFORGE_BINS];                                      \
+  for (uint b = get_local_id(0); b < CLFORGE_COPIES * CLFORGE_BINS; b += CLFORGE_GROUP)         \
+    clforge_local[b] = 0;                                                                       \
+  local uint* clforge_mine = clforge_local + (get_local_id(0) % CLFORGE_COPIES) * CLFORGE_BINS; \
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define CLFORGE_COUNTS_END                                                                     \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+  for (uint b = get_local_id(0); b < CLFORGE_BINS; b += CLFORGE_GROUP) {                       \
+    uint c = 0;                                                                                \
+    for (uint copy = 0; copy < CLFORGE_COPIES; ++copy) c += clforge_local[copy * CLFORGE_BINS + b]; \
+    if (c) atomic_add(&clforge_counts[b], c);                                                  \
+  }
+#else
+#define CLFORGE_COUNTS_START
+#define CLFORGE_COUNTS_END
 #endif
 
 #if CLFORGE_PRIVATISED && CLFORGE_GROUP == 1

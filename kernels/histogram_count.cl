@@ -10,15 +10,7 @@
 __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 kernel void $name($user_parameters $range_parameters ulong n, ulong clforge_chunk,
                   global uint* clforge_counts) {
-#if CLFORGE_PRIVATISED
-  // Several copies of the counts spread the atomics of neighbouring work-items over different
-  // addresses when many elements fall into the same bin.
-  local uint clforge_local[CLFORGE_COPIES * CLFORGE_BINS];
-  for (uint b = get_local_id(0); b < CLFORGE_COPIES * CLFORGE_BINS; b += CLFORGE_GROUP)
-    clforge_local[b] = 0;
-  local uint* clforge_mine = clforge_local + (get_local_id(0) % CLFORGE_COPIES) * CLFORGE_BINS;
-  barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+  CLFORGE_COUNTS_START
   const ulong clforge_start = get_group_id(0) * clforge_chunk;
   const ulong clforge_end = min(n, clforge_start + clforge_chunk);
   ulong clforge_k = clforge_start + get_local_id(0);
@@ -42,13 +34,6 @@ kernel void $name($user_parameters $range_parameters ulong n, ulong clforge_chun
     const long clforge_bin = (long)($bin_expr);
     if (clforge_bin >= 0 && clforge_bin < CLFORGE_BINS) CLFORGE_COUNT(clforge_bin);
   }
-#if CLFORGE_PRIVATISED
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint b = get_local_id(0); b < CLFORGE_BINS; b += CLFORGE_GROUP) {
-    uint c = 0;
-    for (uint copy = 0; copy < CLFORGE_COPIES; ++copy) c += clforge_local[copy * CLFORGE_BINS + b];
-    if (c) atomic_add(&clforge_counts[b], c);
-  }
-#endif
+  CLFORGE_COUNTS_END
 }
 #undef CLFORGE_INDEX

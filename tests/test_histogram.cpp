@@ -420,3 +420,70 @@ TEST(histogram, bad_input_is_a_clear_error) {
   cf::array<cl_uint> small(q(), 3);
   EXPECT_CLFORGE_ERROR(k.accumulate(q(), small, 10, d_x, d_x), {"3 elements", "4 bins"});
 }
+
+// GPU shapes read the indices 0, 1, ... four at a time where the bin expression reads its
+// arrays only at i (arrays nothing writes through may also be used otherwise): every length
+// around the vectors and the groups' chunks, two element types, i and n in the expression, a
+// const table passed on and a const array read at another index too; against host loops. The
+// largest group a tuning may ask for runs too.
+TEST(histogram_kernel, vector_reads_count_every_length_and_lane) {
+  struct tuning_scope {
+    explicit tuning_scope(const std::string& settings) {
+      cf::tuning::set(ctx(), "histogram", settings);
+    }
+    ~tuning_scope() { cf::tuning::reset(ctx()); }
+  };
+  std::mt19937 rng(21);
+  const std::size_t most = 100003;
+  std::vector<float> x(most);
+  std::vector<cl_int> y(most);
+  std::vector<cl_uint> table(8), u(most);
+  for (float& v : x) v = std::uniform_real_distribution<float>(-1.0f, 9.0f)(rng);
+  for (cl_int& v : y) v = static_cast<cl_int>(rng());
+  for (cl_uint& v : table) v = rng() % 8;
+  for (cl_uint& v : u) v = rng();
+  auto d_x = cf::array<float>::from_host(q(), x);
+  auto d_y = cf::array<cl_int>::from_host(q(), y);
+  auto d_table = cf::array<cl_uint>::from_host(q(), table);
+  auto d_u = cf::array<cl_uint>::from_host(q(), u);
+
+  // The largest group the row takes: where the kernels run fewer work-items (registers), they are
+  // built again for as many as they run.
+  const std::string largest =
+      "group=" + std::to_string(std::min<std::size_t>(1024, ctx().info().max_work_group_size)) +
+      ", unroll=16";
+  for (const std::string& settings : {std::string("group=64, groups_per_cu=2, unroll=4"),
+                                      std::string("group=32, unroll=1"), largest}) {
+    SCOPED_TRACE(settings);
+    tuning_scope scope(settings);
+    cf::histogram_options unchecked;  // the table is not an array of n elements
+    unchecked.check_array_lengths = false;
+    cf::histogram_kernel lanes(ctx(),
+                               "global const float* x, global int* y, global const uint* table, "
+                               "float scale",
+                               "x[i] < 0 ? -1 : table[(int)(x[i] * scale) & 7] + (y[i] & 1) * 8 + "
+                               "(i & 1) * 16 + (i + 1 == n) * 32",
+                               64, unchecked);
+    cf::histogram_kernel neighbours(ctx(), "global const uint* u",
+                                    "(u[i] ^ (i + 1 < n ? u[i + 1] : 0u)) & 15", 16);
+    if (ctx().info().max_work_group_size >= 64) {
+      EXPECT_NE(lanes.source().find("_vector("), std::string::npos);
+      EXPECT_NE(neighbours.source().find("_vector("), std::string::npos);
+    }
+    for (std::size_t n :
+         {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4),
+          std::size_t(5), std::size_t(7), std::size_t(255), std::size_t(256), std::size_t(257),
+          std::size_t(4 * 64 * 4 * 8 - 1), std::size_t(4 * 64 * 4 * 8 + 1), most}) {
+      SCOPED_TRACE(testing::Message() << "n=" << n);
+      std::vector<cl_uint> want(64, 0), want_neighbours(16, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!(x[i] < 0))
+          ++want[table[static_cast<int>(x[i] * 2.5f) & 7] + (y[i] & 1) * 8 + (i & 1) * 16 +
+                 (i + 1 == n) * 32];
+        ++want_neighbours[(u[i] ^ (i + 1 < n ? u[i + 1] : 0u)) & 15];
+      }
+      EXPECT_EQ(lanes.run(q(), n, d_x, d_y, d_table, 2.5f).to_host(q()), want);
+      EXPECT_EQ(neighbours.run(q(), n, d_u).to_host(q()), want_neighbours);
+    }
+  }
+}

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 #include "clforge/detail/checks.hpp"
@@ -27,9 +28,44 @@ struct histogram_state : template_state_of<histogram_options, histogram_kernel> 
   std::size_t bins = 0, group = 1, groups = 1;
   bool privatised = true, check_lengths = true;
   kernel k, k_strided;  // step 1; any step
+  kernel k_vector;      // step 1 from index 0, four indices per load (where `vector`)
+  bool vector = false;
   // What calls passing array views, and rebuilds under a new tuning, are generated from.
   std::string arguments, bin_expr;
 };
+
+namespace {
+// kernels/histogram_vector.cl for a bin expression whose arrays `lanes` reads at index i: four
+// lanes of each array per load, each lane's bin from the rewritten expression.
+template_file vector_kernel(const std::string& name, const std::string& user_parameters,
+                            const std::string& bin_expr, const lane_rewrite& lanes,
+                            const std::vector<parameter>& params) {
+  std::string lane_parameters, declarations, loads, counts;
+  for (const parameter& a : lanes.arrays) {
+    const std::string vector = "clforge_vector_" + a.name;
+    lane_parameters += ", " + a.type + " clforge_lane_" + a.name;
+    declarations += a.type + "4 " + vector + "[CLFORGE_UNROLL];";
+    loads += vector + "[clforge_u] = ((global const " + a.type + "4*)" + a.name +
+             ")[clforge_v + clforge_u * CLFORGE_GROUP];";
+  }
+  for (int j = 0; j < 4; ++j) {
+    counts += "CLFORGE_COUNT_IN_RANGE(clforge_bin_at(clforge_i + " + std::to_string(j) + ", n";
+    for (const parameter& a : lanes.arrays)
+      counts += ", clforge_vector_" + a.name + "[clforge_u].s" + std::to_string(j);
+    counts += comma_arguments(params) + "));";
+  }
+  return template_file{"histogram_vector",
+                       {{"name", name},
+                        {"user_parameters", user_parameters},
+                        {"comma_parameters", comma_parameters(params)},
+                        {"lane_parameters", lane_parameters},
+                        {"lane_expr", snippet(lanes.text)},
+                        {"lane_declarations", declarations},
+                        {"lane_loads", loads},
+                        {"lane_counts", counts},
+                        {"bin_expr", bin_expr}}};
+}
+}  // namespace
 
 }  // namespace detail
 
@@ -65,11 +101,23 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
          2 * copies * bins * sizeof(cl_uint) + 256 <= info.local_mem_bytes / 2)
     copies *= 2;
 
+  // The vector kernel: GPU shapes (several work-items per group; a CPU's one work-item already
+  // reads its chunk as vectors) and a bin expression that reads its arrays of 4- and 8-byte
+  // elements only at index i.
+  const lane_rewrite lanes =
+      st->group > 1 ? read_by_lanes(st->params, bin_expr, "clforge_lane_", true) : lane_rewrite{};
+  st->vector = !lanes.arrays.empty() &&
+               std::all_of(lanes.arrays.begin(), lanes.arrays.end(), [](const parameter& a) {
+                 static const std::set<std::string> types = {"int",  "uint",  "float",
+                                                             "long", "ulong", "double"};
+                 return types.count(a.type) > 0;
+               });
+
   const std::string list = parameter_list(st->params);
   const std::string user_parameters = list.empty() ? "" : list + ", ";
   const std::string counted = snippet(bin_expr);
   // The counting kernel twice: over the indices [0, n) (consecutive loads a CPU vectorises)
-  // and over first + k * step.
+  // and over first + k * step; the vector kernel beside them where it applies.
   auto count_kernel = [&](const std::string& name, const std::string& index,
                           const std::string& range_parameters) {
     return template_file{"histogram_count",
@@ -79,23 +127,34 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
                           {"range_parameters", range_parameters},
                           {"bin_expr", counted}}};
   };
-  st->prog =
-      build_template(ctx, st->who,
-                     {{"CLFORGE_BINS", std::to_string(bins)},
-                      {"CLFORGE_GROUP", std::to_string(st->group)},
-                      {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
-                      {"CLFORGE_COPIES", std::to_string(copies)},
-                      {"CLFORGE_UNROLL", std::to_string(policy.unroll)}},
-                     {{"histogram",
-                       {{"name", st->name},
-                        {"extensions", header.fp64_pragma},
-                        {"preamble", snippet(options.preamble)}}},
-                      count_kernel(st->name, "(k)", ""),
-                      count_kernel(st->name + "_strided", "(clforge_first + (k) * clforge_step)",
-                                   "ulong clforge_first, ulong clforge_step,")},
-                     options.build_options);
-  st->k = st->prog.kernel(st->name);
-  st->k_strided = st->prog.kernel(st->name + "_strided");
+  std::vector<template_file> files = {
+      {"histogram",
+       {{"name", st->name},
+        {"extensions", header.fp64_pragma},
+        {"preamble", snippet(options.preamble)}}},
+      count_kernel(st->name, "(k)", ""),
+      count_kernel(st->name + "_strided", "(clforge_first + (k) * clforge_step)",
+                   "ulong clforge_first, ulong clforge_step,")};
+  if (st->vector)
+    files.push_back(
+        vector_kernel(st->name + "_vector", user_parameters, counted, lanes, st->params));
+  // Built for st->group work-items per group; where the built kernels run fewer (registers
+  // limit them, e.g. NVIDIA), built again for as many as they run.
+  for (;;) {
+    st->prog = build_template(ctx, st->who,
+                              {{"CLFORGE_BINS", std::to_string(bins)},
+                               {"CLFORGE_GROUP", std::to_string(st->group)},
+                               {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
+                               {"CLFORGE_COPIES", std::to_string(copies)},
+                               {"CLFORGE_UNROLL", std::to_string(policy.unroll)}},
+                              files, options.build_options);
+    st->k = st->prog.kernel(st->name);
+    st->k_strided = st->prog.kernel(st->name + "_strided");
+    if (st->vector) st->k_vector = st->prog.kernel(st->name + "_vector");
+    const std::size_t fits = fitted_group(st->group, {&st->k, &st->k_strided, &st->k_vector});
+    if (fits == st->group) break;
+    st->group = fits;
+  }
   state_ = std::move(st);
 }
 
@@ -162,18 +221,23 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail
   // (clearing its local counts, adding them to the result with global atomics) pays off only
   // over enough elements (on the H100 a 2^22-element histogram took half the time with an
   // eighth of the groups; bench/results).
+  // The vector kernel's chunks count vectors of four indices.
   const std::size_t n = static_cast<std::size_t>(r.count);
-  constexpr std::size_t min_per_item = 32;
+  const bool contiguous = r.first == 0 && r.step == 1;
+  const bool vector = contiguous && st.vector;
+  const std::size_t units = vector ? n / 4 : n;
+  const std::size_t min_per_item = vector ? 8 : 32;
   const std::size_t min_chunk = min_per_item * st.group;
-  std::size_t groups = std::clamp<std::size_t>((n + min_chunk - 1) / min_chunk, 1, st.groups);
-  const std::size_t chunk = (n + groups - 1) / groups;
-  groups = (n + chunk - 1) / chunk;
+  std::size_t groups = std::clamp<std::size_t>((units + min_chunk - 1) / min_chunk, 1, st.groups);
+  const std::size_t chunk = std::max<std::size_t>(1, (units + groups - 1) / groups);
+  groups = std::max<std::size_t>(1, (units + chunk - 1) / chunk);
   const ndrange grid = ndrange(groups * st.group).with_local(st.group);
   order_point(q);
-  event e = r.first == 0 && r.step == 1
-                ? q.launch(st.k, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
-                : q.launch(st.k_strided, grid, bound, cl_ulong(r.first), cl_ulong(r.step),
-                           cl_ulong(n), cl_ulong(chunk), counts.buffer());
+  event e =
+      vector ? q.launch(st.k_vector, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
+      : contiguous ? q.launch(st.k, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
+                   : q.launch(st.k_strided, grid, bound, cl_ulong(r.first), cl_ulong(r.step),
+                              cl_ulong(n), cl_ulong(chunk), counts.buffer());
   order_point(q);
   return e;
 }
@@ -295,6 +359,9 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
         // The edges are not an array of n values.
         o.check_array_lengths = false;
         const std::string last = std::to_string(bins - 1);
+        // The bin below t = (x - lo) * scale <= bins (x within [lo, hi]) in 32 bits where it
+        // fits with room to spare: a 64-bit conversion costs a GPU several instructions.
+        const std::string index = bins <= (std::size_t(1) << 24) ? "int" : "long";
         // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
         // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
         // rest of the work per value), moved down one below its lower edge or up one at or
@@ -306,8 +373,9 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
         o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
                      " hi, " + type + " scale, " + type + " margin, global const " + type +
                      "* edges) {\n" + "  if (!(x >= lo && x <= hi)) return -1;\n" + "  const " +
-                     type + " t = (x - lo) * scale;\n" + "  const long b = min((long)t, " + last +
-                     "L);\n" + "  const " + type + " f = t - (" + type + ")b;\n" +
+                     type + " t = (x - lo) * scale;\n" + "  const " + index + " b = min((" + index +
+                     ")t, " + last + (index == "int" ? "" : "L") + ");\n" + "  const " + type +
+                     " f = t - (" + type + ")b;\n" +
                      "  if (f >= margin && f <= 1 - margin) return b;\n" +
                      "  return b - (x < edges[b]) + (b != " + last + " && x >= edges[b + 1]);\n}\n";
         return std::make_shared<histogram_kernel>(

@@ -58,7 +58,7 @@ std::string plain_array(const std::vector<parameter>& params, std::string_view t
 }
 
 lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_view text,
-                           const std::string& lane_prefix) {
+                           const std::string& lane_prefix, bool pass_read_only) {
   const auto t = source_tokens(text);
   lane_rewrite out;
   std::size_t copied = 0;  // text before this offset is in out.text
@@ -82,7 +82,12 @@ lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_vie
     const bool address_taken =
         k >= 1 && t[k - 1] == "&" &&
         (k < 2 || !(is_identifier_char(t[k - 2][0]) || t[k - 2] == ")" || t[k - 2] == "]"));
-    if (!read_at_i || written || address_taken) return {};
+    if (!read_at_i || written || address_taken) {
+      // Nothing writes through a const or constant pointer: its other uses may stay as written
+      // beside the lanes.
+      if (pass_read_only && (p->is_const || p->address_space == "constant")) continue;
+      return {};
+    }
     const std::size_t from = std::size_t(t[k].data() - text.data());
     const std::size_t to = std::size_t(t[k + 3].data() - text.data()) + 1;
     out.text.append(text.substr(copied, from - copied));

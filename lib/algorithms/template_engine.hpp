@@ -92,13 +92,14 @@ bool indexes_with_i(std::string_view text, std::string_view name);
 /// A snippet that reads its global arrays only at index i, rewritten to read lanes instead:
 /// `text` with every NAME[i] replaced by `lane_prefix` + NAME, and the arrays read. Empty
 /// (no arrays) where the snippet reads none, or uses an array any other way (another index,
-/// a store, a pointer passed on).
+/// a store, a pointer passed on). With `pass_read_only`, an array nothing can write through
+/// (const or constant) may also be used otherwise: those uses stay as written.
 struct lane_rewrite {
   std::vector<parameter> arrays;
   std::string text;
 };
 lane_rewrite read_by_lanes(const std::vector<parameter>& params, std::string_view text,
-                           const std::string& lane_prefix);
+                           const std::string& lane_prefix, bool pass_read_only = false);
 
 std::string plain_array(const std::vector<parameter>& params, std::string_view text,
                         const std::string& element_type, bool store = false);
