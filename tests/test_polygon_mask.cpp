@@ -90,6 +90,26 @@ TEST(polygon_reference, classic_loop_matches_row_crossings) {
     }
 }
 
+// A tuned group up to the device's largest runs on both grouped kernels: where a kernel runs
+// fewer work-items (registers), it is built again for as many as it runs.
+TEST(polygon_mask, the_largest_tuned_group_runs) {
+  const std::string largest =
+      std::to_string(std::min<std::size_t>(4096, env().ctx.info().max_work_group_size));
+  struct tuning_scope {
+    explicit tuning_scope(const std::string& settings) {
+      cf::tuning::set(env().ctx, "polygon", settings);
+    }
+    ~tuning_scope() { cf::tuning::reset(env().ctx); }
+  };
+  for (const char* kernel : {"span", "fill"}) {
+    const std::string settings =
+        std::string("kernel=") + kernel + ", pixels=8, pixels_wide=8, group=" + largest;
+    tuning_scope scope(settings);
+    for (kind k : {kind::concave, kind::integer})
+      expect_mask(random_polygon(k, 24, 301, 37, 90 + static_cast<int>(k)), 301, 37, {}, settings);
+  }
+}
+
 // Vertex counts 3, 4, 24, 1000, 5000 on images 1x1, 7x5, 4099x17 and 1024x1024, every kind of
 // polygon, the device's default kernel shape: one program per vertex count.
 TEST(polygon_mask, random_polygons_every_pixel) {

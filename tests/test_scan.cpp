@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <string>
 
 #include <clforge/clforge.hpp>
 
@@ -333,6 +335,38 @@ TEST(scan, copy_if_and_partition_keep_order) {
       if (v >= 0) kept.push_back(v);
     EXPECT_EQ(cf::partition(lq, x, out, "x < 0"), negatives);
     EXPECT_EQ(out.to_host(lq), kept);
+  }
+}
+
+// A tuned group up to the device's largest runs on both algorithms: where the kernels run fewer
+// work-items (registers), they are built again for as many as they run.
+TEST(scan, the_largest_tuned_group_runs_both_algorithms) {
+  struct tuning_scope {
+    explicit tuning_scope(const std::string& settings) { cf::tuning::set(ctx(), "scan", settings); }
+    ~tuning_scope() { cf::tuning::reset(ctx()); }
+  };
+  const std::string largest =
+      std::to_string(std::min<std::size_t>(4096, ctx().info().max_work_group_size));
+  for (const std::string& settings : {"algorithm=lookback, group=" + largest,
+                                      "algorithm=lookback, group=" + largest + ", groups_per_cu=2",
+                                      "algorithm=reduce_then_scan, rts_group=" + largest}) {
+    SCOPED_TRACE(settings);
+    tuning_scope scope(settings);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(300007)}) {
+      auto host = random_ints(n, static_cast<unsigned>(n) + 71);
+      auto x = cf::array<cl_int>::from_host(q(), host);
+      cf::array<cl_int> y(q(), n);
+      cf::inclusive_scan(q(), x, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(host, std::plus<cl_int>())), -1)
+          << "n=" << n;
+      std::vector<cl_int> kept;
+      std::copy_if(host.begin(), host.end(), std::back_inserter(kept),
+                   [](cl_int v) { return v > 10; });
+      const std::size_t count = cf::copy_if(q(), x, y, "x > 10");
+      std::vector<cl_int> got = y.to_host(q());
+      got.resize(count);
+      EXPECT_EQ(got, kept) << "n=" << n;
+    }
   }
 }
 

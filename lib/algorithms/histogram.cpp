@@ -138,12 +138,10 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
   if (st->vector)
     files.push_back(
         vector_kernel(st->name + "_vector", user_parameters, counted, lanes, st->params));
-  // Built for st->group work-items per group; where the built kernels run fewer (registers
-  // limit them, e.g. NVIDIA), built again for as many as they run.
-  for (;;) {
+  st->group = build_for_group(st->group, [&](std::size_t group) {
     st->prog = build_template(ctx, st->who,
                               {{"CLFORGE_BINS", std::to_string(bins)},
-                               {"CLFORGE_GROUP", std::to_string(st->group)},
+                               {"CLFORGE_GROUP", std::to_string(group)},
                                {"CLFORGE_PRIVATISED", st->privatised ? "1" : "0"},
                                {"CLFORGE_COPIES", std::to_string(copies)},
                                {"CLFORGE_UNROLL", std::to_string(policy.unroll)}},
@@ -151,10 +149,8 @@ histogram_kernel::histogram_kernel(const context& ctx, const std::string& argume
     st->k = st->prog.kernel(st->name);
     st->k_strided = st->prog.kernel(st->name + "_strided");
     if (st->vector) st->k_vector = st->prog.kernel(st->name + "_vector");
-    const std::size_t fits = fitted_group(st->group, {&st->k, &st->k_strided, &st->k_vector});
-    if (fits == st->group) break;
-    st->group = fits;
-  }
+    return fitted_group(group, {&st->k, &st->k_strided, &st->k_vector});
+  });
   state_ = std::move(st);
 }
 

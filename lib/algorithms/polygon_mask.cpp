@@ -35,7 +35,11 @@ struct polygon_mask_state : template_state {
   // met before. Bounded: past max_programs it starts again (the program cache still has them).
   static constexpr std::size_t max_programs = 64;
   std::mutex mutex;
-  std::map<std::string, program> programs;
+  struct built {
+    program prog;
+    int group = 0;  // the group its span or fill kernel runs (it may be below the shape's)
+  };
+  std::map<std::string, built> programs;
 };
 
 namespace {
@@ -214,7 +218,8 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
          std::to_string(width) + "x" + std::to_string(height) + " image needs " +
          std::to_string(width * height));
   const bool nonzero = options.rule == fill_rule::non_zero;
-  const polygon_shape shape = launch_shape(requested_shape(options), state.ctx, width);
+  const std::string spec = requested_shape(options);
+  polygon_shape shape = launch_shape(spec, state.ctx, width);
 
   // ---- the table: one int4 per polygon, then the edges ----
   std::vector<polygon_edge> table;
@@ -303,19 +308,37 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
   };
   std::string key;
   for (const auto& [name, value] : values) key += name + "=" + value + "\n";
-  program prog;
+  polygon_mask_state::built built;
   {
     std::lock_guard<std::mutex> lock(state.mutex);
     const auto found = state.programs.find(key);
-    if (found != state.programs.end()) prog = found->second;
+    if (found != state.programs.end()) built = found->second;
   }
-  if (!prog) {
-    prog = build_template(state.ctx, state.who, {}, {{"polygon_mask", values}},
-                          in.device ? state.build_options : std::string());
+  if (!built.prog) {
+    // A tuned group is lowered to what the built kernel runs; a shape the options asked for is
+    // refused.
+    built.group = static_cast<int>(build_for_group(
+        static_cast<std::size_t>(shape.group),
+        [&](std::size_t group) {
+          values["group"] = std::to_string(group);
+          built.prog = build_template(state.ctx, state.who, {}, {{"polygon_mask", values}},
+                                      in.device ? state.build_options : std::string());
+          if (!shape.grouped()) return group;
+          const kernel k = built.prog.kernel("polygon_mask_" + shape.kernel);
+          return fitted_group(group, {&k});
+        },
+        false,
+        [&](std::size_t, std::size_t fits) {
+          if (!spec.empty())
+            fail("kernel shape \"" + spec + "\": the built kernel allows at most " +
+                 std::to_string(fits) + " work-items per group on " + state.ctx.info().name);
+        }));
     std::lock_guard<std::mutex> lock(state.mutex);
     if (state.programs.size() >= polygon_mask_state::max_programs) state.programs.clear();
-    state.programs.emplace(std::move(key), prog);
+    state.programs.emplace(std::move(key), built);
   }
+  shape.group = built.group;
+  const program& prog = built.prog;
 
   // ---- the table on the device ----
   array<polygon_edge> device_table(q, polygons + edges_total);

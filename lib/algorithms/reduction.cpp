@@ -155,56 +155,53 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
   target_groups_ = std::max<std::size_t>(
       1, std::size_t(policy_.groups_per_cu) * std::max(1u, info.compute_units));
 
-  // Generated for `local` work-items per group; when a built kernel can run fewer (registers
-  // limit it, e.g. NVIDIA), regenerated for the largest power of two that fits.
-  for (int attempt = 0;; ++attempt) {
-    policy_.group = local;
-    const unsigned vec = vector_width_;
-    template_values values{
-        {"name", name},
-        {"strided_name", name + "_strided"},
-        {"final_name", name + "_final"},
-        {"vector_name", name + "_vector"},
-        {"T", d.type_name},
-        {"policy", policy_text(policy_)},
-        {"compensated", options.compensated ? "yes (Kahan)" : "no"},
-        {"compensated_flag", options.compensated ? "1" : "0"},
-        {"extensions", header.fp64_pragma},
-        {"preamble", snippet(options.preamble)},
-        {"map", snippet(d.map)},
-        {"reduce", snippet(d.reduce)},
-        {"neutral", snippet(d.neutral)},
-        {"group", std::to_string(local)},
-        {"unroll", std::to_string(policy_.unroll)},
-        {"vector_width", std::to_string(vec)},
-        {"single_launch", policy_.single_launch ? "1" : "0"},
-        {"grid", policy_.grid ? "1" : "0"},
-        {"single_parameters",
-         policy_.single_launch
-             ? ", global volatile uint* clforge_counter, global " + d.type_name + "* clforge_result"
-             : ""},
-        {"vector_type", vec > 1 ? d.type_name + std::to_string(vec) : d.type_name},
-        {"vector_map",
-         vec > 1 ? vector_map_function(lanes, d.type_name, vec, params) : std::string()},
-        {"vector_reduce", vector_reduce_expression(vec)},
-        {"kind_gpu", gpu ? "1" : "0"},
-        {"count_name", count_name(params)},
-        {"comma_parameters", comma_parameters(params)},
-        {"comma_arguments", comma_arguments(params)},
-    };
-    prog = build_template(ctx, header, "reduction", values, options.build_options);
-    contiguous_ = prog.kernel(name);
-    strided_ = prog.kernel(name + "_strided");
-    final_ = prog.kernel(name + "_final");
-    if (vector_width_ > 1) vector_ = prog.kernel(name + "_vector");
-    const std::size_t fits = fitted_group(local, {&contiguous_, &strided_, &final_, &vector_});
-    if (fits >= local) break;
-    if (attempt >= 4)
-      throw error(who + ": the kernels can run at most " + std::to_string(fits) +
-                  " work-items per group on " + info.name + ", the shape needs " +
-                  std::to_string(local));
-    local = floor_pow2(fits);
-  }
+  // Generated for `local` work-items per group, and again for a power of two the built kernels
+  // run where they run fewer.
+  policy_.group = build_for_group(
+      local,
+      [&](std::size_t group) {
+        policy_.group = group;
+        const unsigned vec = vector_width_;
+        template_values values{
+            {"name", name},
+            {"strided_name", name + "_strided"},
+            {"final_name", name + "_final"},
+            {"vector_name", name + "_vector"},
+            {"T", d.type_name},
+            {"policy", policy_text(policy_)},
+            {"compensated", options.compensated ? "yes (Kahan)" : "no"},
+            {"compensated_flag", options.compensated ? "1" : "0"},
+            {"extensions", header.fp64_pragma},
+            {"preamble", snippet(options.preamble)},
+            {"map", snippet(d.map)},
+            {"reduce", snippet(d.reduce)},
+            {"neutral", snippet(d.neutral)},
+            {"group", std::to_string(group)},
+            {"unroll", std::to_string(policy_.unroll)},
+            {"vector_width", std::to_string(vec)},
+            {"single_launch", policy_.single_launch ? "1" : "0"},
+            {"grid", policy_.grid ? "1" : "0"},
+            {"single_parameters", policy_.single_launch
+                                      ? ", global volatile uint* clforge_counter, global " +
+                                            d.type_name + "* clforge_result"
+                                      : ""},
+            {"vector_type", vec > 1 ? d.type_name + std::to_string(vec) : d.type_name},
+            {"vector_map",
+             vec > 1 ? vector_map_function(lanes, d.type_name, vec, params) : std::string()},
+            {"vector_reduce", vector_reduce_expression(vec)},
+            {"kind_gpu", gpu ? "1" : "0"},
+            {"count_name", count_name(params)},
+            {"comma_parameters", comma_parameters(params)},
+            {"comma_arguments", comma_arguments(params)},
+        };
+        prog = build_template(ctx, header, "reduction", values, options.build_options);
+        contiguous_ = prog.kernel(name);
+        strided_ = prog.kernel(name + "_strided");
+        final_ = prog.kernel(name + "_final");
+        if (vector_width_ > 1) vector_ = prog.kernel(name + "_vector");
+        return fitted_group(group, {&contiguous_, &strided_, &final_, &vector_});
+      },
+      true);
   shape_ = shape_of(policy_, vector_width_);
 }
 

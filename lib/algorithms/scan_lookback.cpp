@@ -100,9 +100,7 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   const scan_value_type& type = e.type;
   const scan_kind kind = e.kind;
   choose_tile(ctx, e, asked, policy);
-  values["group"] = std::to_string(e.group);
   values["items"] = std::to_string(e.items);
-  values["window"] = std::to_string(e.window);
   values["persistent"] = e.groups_per_cu ? "1" : "0";
   // striped_vector: a plain load NAME[i] / store NAME[i] = item of a global array of the value
   // type moves whole tiles as 4-vectors (other snippets, partial tiles: the scalar path).
@@ -119,26 +117,37 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   values["vector_output"] = out_array.empty() ? "clforge_unused" : out_array;
   values["vector_type"] = type.name + "4";
   values["packed"] = e.packed ? "1" : "0";
-  values["has_last_item"] = e.uses_last_item ? "1" : "0";
-  values["total_only"] = "0";
-  e.prog = build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
-  e.main = e.prog.kernel(e.name);
-  if (e.uses_last_item) {
-    values["name"] = e.name + "_last_item";
-    values["has_last_item"] = "0";
-    values["total_only"] = "1";
-    e.total_program =
-        build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
-    e.total = e.total_program.kernel(e.name + "_last_item");
-  }
-  // The tile's group is compiled in: a kernel the compiler gave fewer work-items (registers)
-  // cannot run it, whatever the device's limit.
-  for (const kernel* k : {&e.main, &e.total})
-    if (*k && k->work_group_size() < e.group)
-      throw error(e.who + ": a look-back tile of " + std::to_string(e.group) +
-                  " work-items, the built kernel allows at most " +
-                  std::to_string(k->work_group_size()) + " on " + ctx.info().name +
-                  " (lower the tuning's scan:group)");
+  const std::string main_name = values["name"];
+  // A tuned group is lowered to what the built kernels run; one scan_options asked for is
+  // refused.
+  e.group = build_for_group(
+      e.group,
+      [&](std::size_t group) {
+        values["group"] = std::to_string(group);
+        values["window"] = std::to_string(std::min(e.window, group));
+        values["name"] = main_name;
+        values["has_last_item"] = e.uses_last_item ? "1" : "0";
+        values["total_only"] = "0";
+        e.prog = build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
+        e.main = e.prog.kernel(e.name);
+        if (e.uses_last_item) {
+          values["name"] = e.name + "_last_item";
+          values["has_last_item"] = "0";
+          values["total_only"] = "1";
+          e.total_program =
+              build_template(ctx, e.who, {}, {{"scan_lookback", values}}, options.build_options);
+          e.total = e.total_program.kernel(e.name + "_last_item");
+        }
+        return fitted_group(group, {&e.main, &e.total});
+      },
+      false,
+      [&](std::size_t group, std::size_t fits) {
+        if (asked.group)
+          throw error(e.who + ": a look-back tile of " + std::to_string(group) +
+                      " work-items, the built kernel allows at most " + std::to_string(fits) +
+                      " on " + ctx.info().name + " (lower scan_options::group_size)");
+      });
+  e.window = std::min(e.window, e.group);
 }
 
 event scan_engine::run_lookback(const queue& q, std::size_t n, const argument_list& args,

@@ -29,6 +29,9 @@ void build_rts(const context& ctx, scan_engine& e, const requested_tile& asked,
   e.main = e.prog.kernel(e.name);
   e.reduce = e.prog.kernel(e.name + "_reduce");
   e.spine = e.prog.kernel(e.name + "_spine");
+  // A compiler may give the kernels fewer work-items than the tuned group (registers); the
+  // chunks do not depend on the group, so it is lowered to what they allow.
+  e.rts_local = fitted_group(e.rts_local, {&e.main, &e.reduce});
 }
 
 event scan_engine::run_rts(const queue& q, std::size_t n, const argument_list& args,

@@ -192,6 +192,20 @@ std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*
   return std::max<std::size_t>(1, fits);
 }
 
+std::size_t build_for_group(std::size_t group, const std::function<std::size_t(std::size_t)>& build,
+                            bool powers_of_two,
+                            const std::function<void(std::size_t, std::size_t)>& refuse) {
+  // fits < group each round and a group of 1 always fits: the loop ends.
+  for (;;) {
+    const std::size_t fits = build(group);
+    if (fits >= group) return group;
+    if (refuse) refuse(group, fits);
+    group = fits;
+    if (powers_of_two)
+      while (group & (group - 1)) group &= group - 1;  // the highest bit
+  }
+}
+
 std::string comma_parameters(const std::vector<parameter>& params) {
   return params.empty() ? "" : ", " + parameter_list(params);
 }

@@ -144,6 +144,16 @@ program build_template(const context& ctx, const template_header& header,
 /// at least 1.
 std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels);
 
+/// Builds kernels with a work-group size compiled in (reqd_work_group_size, local arrays) until
+/// they run it: a compiler may give a kernel fewer work-items than the device allows (registers,
+/// e.g. NVIDIA). `build(group)` builds for `group` and returns fitted_group(group, its kernels);
+/// while that is less, `refuse(group, fits)` (where given) may throw - a group the options asked
+/// for - else the group is lowered to the fit (its largest power of two with `powers_of_two`)
+/// and built again. Returns the group built.
+std::size_t build_for_group(std::size_t group, const std::function<std::size_t(std::size_t)>& build,
+                            bool powers_of_two = false,
+                            const std::function<void(std::size_t, std::size_t)>& refuse = {});
+
 /// The policy of an elementwise or reduction kernel: the context's tuning, or - where the
 /// deprecated kernel_options::shape names a kind - the plain table of that kind ("generic" for
 /// gpu, "cpu"); the fields the shape sets over it; the group capped by the device. Throws for a
