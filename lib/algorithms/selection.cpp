@@ -67,8 +67,10 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
   s.options.preamble = preamble + "\nstatic inline int clforge_keep(" + type +
                        " x, long i, long n" + comma_parameters(extra) + ") {\n  return (" +
                        snippet(predicate) + ");\n}\n";
-  s.arguments = "global const " + type + "* selection_in, global " + type +
-                "* selection_out, global " + count_type + "* selection_count" +
+  // restrict: the input and output are other arrays (check_selection), and without it the
+  // look-back's unrolled stores keep each next element's load waiting behind them.
+  s.arguments = "global const " + type + "* restrict selection_in, global " + type +
+                "* restrict selection_out, global " + count_type + "* selection_count" +
                 comma_parameters(extra);
   s.input = "clforge_keep(selection_in[i], i, n" + comma_arguments(extra) + ") ? 1 : 0";
 
