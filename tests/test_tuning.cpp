@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -267,7 +268,7 @@ TEST(tuning, every_key_refuses_a_value_out_of_bounds_clearly) {
     EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, row->name(), "no_such_key=1"),
                          {"is not a " + std::string(row->name()) + " setting", described});
   }
-  EXPECT_EQ(keys, 6u + 7u + 15u + 6u + 11u + 4u + 7u + 3u);
+  EXPECT_EQ(keys, 6u + 7u + 16u + 6u + 11u + 4u + 7u + 3u);
   EXPECT_CLFORGE_ERROR(cf::tuning::set(ctx, "convolution", "group=64"),
                        {"no template \"convolution\"",
                         "elementwise, reduce, scan, polygon, sort, histogram, stencil, par_loop"});
@@ -395,4 +396,41 @@ TEST(tuning, histogram_takes_its_policy_from_the_tuning) {
     EXPECT_TRUE(fits.privatised());
   }
   q.finish();
+}
+
+// copy_if's look-back keeps its items where selection_registers says, a plain scan where
+// registers says; both give the host loop's answer either way.
+TEST(tuning, selections_take_their_own_registers_key) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  std::vector<cl_int> host(20011);
+  std::uint32_t state = 12345;
+  for (cl_int& v : host) v = static_cast<cl_int>((state = state * 1664525u + 1013904223u) >> 8);
+  auto in = cf::array<cl_int>::from_host(q, host);
+  cf::array<cl_int> out(q, host.size());
+  const std::string row = "algorithm=lookback,item_bytes=64,group=64,window=8,";
+  for (const bool in_registers : {true, false}) {
+    SCOPED_TRACE(in_registers);
+    cf::tuning::set(ctx, "scan",
+                    row + "registers=" + (in_registers ? "0" : "1") +
+                        ",selection_registers=" + (in_registers ? "1" : "0"));
+    const std::string predicate = in_registers ? "x % 3 == 0" : "x % 3 == 1";
+    const std::string selection =
+        cf::detail::selection_kernel<cl_int, cl_uint>(ctx, "copy_if", false, predicate, "")
+            ->kernel.source();
+    const std::string scan = plain_scan(ctx, in_registers ? "plain_a" : "plain_b").source();
+    const std::string yes = "#define CLFORGE_REGISTERS 1", no = "#define CLFORGE_REGISTERS 0";
+    EXPECT_NE(selection.find(in_registers ? yes : no), std::string::npos);
+    EXPECT_NE(scan.find(in_registers ? no : yes), std::string::npos);
+
+    std::vector<cl_int> expected;
+    for (cl_int v : host)
+      if (v % 3 == (in_registers ? 0 : 1)) expected.push_back(v);
+    const std::size_t kept = cf::copy_if(q, in, out, predicate);
+    ASSERT_EQ(kept, expected.size());
+    std::vector<cl_int> got = out.to_host(q);
+    got.resize(kept);
+    EXPECT_EQ(got, expected);
+  }
+  cf::tuning::reset(ctx);
 }

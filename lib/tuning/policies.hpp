@@ -148,8 +148,9 @@ struct scan_policy {
   std::size_t group = 256;
   std::size_t window = 32;  // work-items reading predecessors at once
   tile_layout layout = tile_layout::striped;
-  bool registers = true;          // a work-item's items in registers between its two passes
-  std::size_t groups_per_cu = 0;  // 0: one group per tile, else persistent groups
+  bool registers = true;            // a work-item's items in registers between its two passes
+  bool selection_registers = true;  // the same for copy_if, partition and remove_if
+  std::size_t groups_per_cu = 0;    // 0: one group per tile, else persistent groups
   // reduce-then-scan
   std::size_t granularity = 1024;  // chunks are multiples of this many elements
   std::size_t chunks_per_cu = 0;   // at most this many chunks per compute unit (x lanes) ...
@@ -177,6 +178,7 @@ inline const row_of<scan_policy>& scan_policy::row() {
           number("window", "1 to 1024", &scan_policy::window, 1, 1024),
           choice("layout", &scan_policy::layout, kLayouts),
           flag("registers", &scan_policy::registers),
+          flag("selection_registers", &scan_policy::selection_registers),
           number("groups_per_cu", "0 to 1024", &scan_policy::groups_per_cu, 0, kMaxGroupsPerCu),
           number("granularity", "1 to 16777216", &scan_policy::granularity, 1, 1u << 24),
           number("chunks_per_cu", "0 to 16777216", &scan_policy::chunks_per_cu, 0, 1u << 24),

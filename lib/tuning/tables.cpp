@@ -48,12 +48,15 @@ const std::vector<table_text>& table_texts() {
             "and single_launch 2922 (contiguous chunks, two launches: 2877; hand-written 2870)"},
            {"scan",
             "algorithm=lookback, items=0, item_bytes=128, max_items=32, group=256, window=8, "
-            "layout=striped_vector, registers=0, groups_per_cu=0, granularity=1024, "
-            "chunks_per_cu=0, max_chunks=4096, lanes=1, lanes_floating=1, rts_group=64",
+            "layout=striped_vector, registers=0, selection_registers=1, groups_per_cu=0, "
+            "granularity=1024, chunks_per_cu=0, max_chunks=4096, lanes=1, lanes_floating=1, "
+            "rts_group=64",
             "measured on an NVIDIA H100 80GB HBM3, 2026-11-22 and 2026-11-25: int32 inclusive "
             "2^28, 32x256 window 32 2178-2192 GB/s (40x256 2055, window 1 1903, blocked and "
             "vector-load layouts 450-1720); striped_vector 2362-2373; with items in local "
-            "memory (registers=0) 2452-2461; copy_if 50%: 1592 -> 1764. Window 8 (found by "
+            "memory (registers=0) 2452-2461; copy_if 50%: 1592 -> 1764; with "
+            "selection_registers=1 (2026-11-27, 4 rounds side by side) 862-864 us against "
+            "884-885 with 0. Window 8 (found by "
             "clforge-tune, bench/results/NVIDIA-H100-80GB-HBM3-2026-11-25/"
             "tuner-scan-window.md): 2507.8 against 2469.6 for window 32 side by side (4: "
             "2494.5, 16: 2495.4, 2: 2391.9)"},
