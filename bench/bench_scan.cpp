@@ -133,7 +133,8 @@ run_fn clforge_copy_if(std::size_t n) {
   const auto program =
       cf::detail::selection_kernel<std::int32_t, cl_uint>(ctx(), "copy_if", false, "x >= 0", "");
   return [program, in, out, count] {
-    auto events = program->kernel.launch(queue(), *in, *out, *count);
+    auto events = cf::detail::scan_call(program->scan, queue(), static_cast<std::size_t>(-1), *in,
+                                        *out, *count);
     return device_seconds(events.first, events.last);
   };
 }

@@ -236,7 +236,7 @@ void check_selection_family(cf::queue& q, const char* what, bool with_remove_if)
   const char* signature = "float limit, global const uchar* mask";
   const std::size_t tile = cf::detail::selection_kernel<float, cl_uint>(q.ctx(), "copy_if", false,
                                                                         predicate, "", signature)
-                               ->kernel.tile_size();
+                               ->scan.tile_size();
   ASSERT_GT(tile, 1u);
   for (std::size_t n : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1, 7 * tile + 3}) {
     for (float limit : {-2.0f, 0.25f, 2.0f}) {

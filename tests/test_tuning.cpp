@@ -417,7 +417,7 @@ TEST(tuning, selections_take_their_own_registers_key) {
     const std::string predicate = in_registers ? "x % 3 == 0" : "x % 3 == 1";
     const std::string selection =
         cf::detail::selection_kernel<cl_int, cl_uint>(ctx, "copy_if", false, predicate, "")
-            ->kernel.source();
+            ->scan.source();
     const std::string scan = plain_scan(ctx, in_registers ? "plain_a" : "plain_b").source();
     const std::string yes = "#define CLFORGE_REGISTERS 1", no = "#define CLFORGE_REGISTERS 0";
     EXPECT_NE(selection.find(in_registers ? yes : no), std::string::npos);
@@ -427,6 +427,37 @@ TEST(tuning, selections_take_their_own_registers_key) {
     for (cl_int v : host)
       if (v % 3 == (in_registers ? 0 : 1)) expected.push_back(v);
     const std::size_t kept = cf::copy_if(q, in, out, predicate);
+    ASSERT_EQ(kept, expected.size());
+    std::vector<cl_int> got = out.to_host(q);
+    got.resize(kept);
+    EXPECT_EQ(got, expected);
+  }
+  cf::tuning::reset(ctx);
+}
+
+// A selection built before a change of selection_registers is built again with the new key at
+// its next call (the same source would be a memory hit of the program cache, a new one is not).
+TEST(tuning, a_selection_built_before_follows_selection_registers) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  std::vector<cl_int> host(5003);
+  for (std::size_t k = 0; k < host.size(); ++k) host[k] = static_cast<cl_int>(k * 7919 % 1000);
+  auto in = cf::array<cl_int>::from_host(q, host);
+  cf::array<cl_int> out(q, host.size());
+  std::vector<cl_int> expected;
+  for (cl_int v : host)
+    if (v < 300) expected.push_back(v);
+  const std::string row = "algorithm=lookback,item_bytes=64,group=64,window=8,registers=1,";
+  auto new_programs = [&] {
+    const cf::cache_stats c = ctx.program_cache_stats();
+    return c.disk_hits + c.compiles;
+  };
+  for (const char* key : {"selection_registers=1", "selection_registers=0"}) {
+    SCOPED_TRACE(key);
+    cf::tuning::set(ctx, "scan", row + key);
+    const std::size_t before = new_programs();
+    const std::size_t kept = cf::copy_if(q, in, out, "x < 300");
+    EXPECT_GT(new_programs(), before);
     ASSERT_EQ(kept, expected.size());
     std::vector<cl_int> got = out.to_host(q);
     got.resize(kept);

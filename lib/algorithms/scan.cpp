@@ -92,7 +92,14 @@ std::string user_parameter_list(const std::vector<parameter>& params) {
 scan_core::scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
                      std::string_view input_expr, std::string_view scan_expr,
                      std::string_view neutral, std::string_view output_stmt, scan_kind kind,
-                     const scan_options& options) {
+                     const scan_options& options)
+    : scan_core(ctx, type, arguments, input_expr, scan_expr, neutral, output_stmt, kind, options,
+                scan_use::plain) {}
+
+scan_core::scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
+                     std::string_view input_expr, std::string_view scan_expr,
+                     std::string_view neutral, std::string_view output_stmt, scan_kind kind,
+                     const scan_options& options, scan_use use) {
   auto e = std::make_shared<scan_engine>();
   e->fp64_pragma = e->start(ctx, "scan_kernel", options, "scan", arguments,
                             "i, n, item, prev_item, last_item", type.name, type.needs_fp64)
@@ -101,6 +108,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->compute_units = std::max<std::size_t>(1, ctx.info().compute_units);
   e->type = type;
   e->kind = kind;
+  e->use = use;
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_name(output_stmt, "last_item");
   e->packed = type.size <= 4;
@@ -192,7 +200,7 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
   if (auto retuned = e.retuned.get(e.stamp, q.ctx(), [&] {
         return std::make_shared<const scan_core>(q.ctx(), e.type, e.arguments, e.input_expr,
                                                  e.scan_expr, e.neutral, e.output_stmt, e.kind,
-                                                 e.options);
+                                                 e.options, e.use);
       }))
     return retuned->launch(q, n, args);
   events out;
@@ -208,7 +216,7 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
       o.is_segment_start = v.snippets[4];
       return std::make_shared<const scan_core>(q.ctx(), e.type, v.arguments, v.snippets[0],
                                                v.snippets[1], v.snippets[2], v.snippets[3], e.kind,
-                                               o);
+                                               o, e.use);
     });
     return variant->launch(q, n, args.expanding_views());
   }

@@ -36,6 +36,7 @@ struct scan_engine : template_state_of<scan_options, scan_core>,
   std::vector<bool> indexed;  // per parameter: indexed with [i] by a snippet
   scan_value_type type;
   scan_kind kind = scan_kind::inclusive;
+  scan_use use = scan_use::plain;  // a selection's look-back reads selection_registers
   scan_algorithm algorithm = scan_algorithm::automatic;
   bool segmented = false, uses_last_item = false, packed = false;
   std::size_t items = 0, group = 0;             // look-back tile shape

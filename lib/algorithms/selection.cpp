@@ -84,11 +84,6 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
                                        ? scan_algorithm::lookback
                                        : scan_algorithm::reduce_then_scan;
   s.options.algorithm = algorithm;
-  // A selection's look-back stores from registers faster than a plain scan on some devices.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-  s.options.lookback_in_registers = policy.selection_registers ? 1 : 0;
-#pragma GCC diagnostic pop
   if (partition) {
     s.output = both_slots + " if (i == n - 1) selection_count[0] = last_item;";
   } else if (algorithm == scan_algorithm::reduce_then_scan) {

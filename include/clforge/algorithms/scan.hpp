@@ -124,6 +124,10 @@ struct scan_value_type {
 
 struct scan_engine;
 
+/// What a scan is for: a selection (copy_if, partition, remove_if) takes its look-back
+/// registers from the tuning key selection_registers, any other scan from registers.
+enum class scan_use { plain, selection };
+
 /// The length of an array argument (npos for anything else), for the per-argument length check.
 template <class T>
 std::size_t argument_length(const T&) {
@@ -144,6 +148,10 @@ class CLFORGE_API scan_core {
   scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
             std::string_view input_expr, std::string_view scan_expr, std::string_view neutral,
             std::string_view output_stmt, scan_kind kind, const scan_options& options);
+  scan_core(const context& ctx, const scan_value_type& type, std::string_view arguments,
+            std::string_view input_expr, std::string_view scan_expr, std::string_view neutral,
+            std::string_view output_stmt, scan_kind kind, const scan_options& options,
+            scan_use use);
 
   const std::vector<parameter>& parameters() const;
   const std::string& who() const;

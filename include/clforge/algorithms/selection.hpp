@@ -97,9 +97,8 @@ CLFORGE_API void check_extra_lengths(
     const char* who, const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
     const std::size_t* lengths, std::size_t count);
 
-template <class Count>
 struct selection_program {
-  scan_kernel<Count> kernel;
+  scan_core scan;
   std::vector<parameter> extra;
   std::vector<std::pair<std::size_t, std::string>> indexed;
 };
@@ -109,9 +108,11 @@ struct selection_program {
 /// The scan behind copy_if/partition/remove_if for (type, predicate, preamble, extra
 /// parameters), built on first use and kept with the context (released with it).
 template <class T, class Count>
-std::shared_ptr<const selection_program<Count>> selection_kernel(
-    const context& ctx, const char* who, bool partition, const std::string& predicate,
-    const std::string& preamble, const std::string& extra_signature = "") {
+std::shared_ptr<const selection_program> selection_kernel(const context& ctx, const char* who,
+                                                          bool partition,
+                                                          const std::string& predicate,
+                                                          const std::string& preamble,
+                                                          const std::string& extra_signature = "") {
   const std::string type = type_name<T>();
   const std::string count = type_name<Count>();
   // Lengths first, so that no two (predicate, preamble, signature) triples share a key.
@@ -119,14 +120,15 @@ std::shared_ptr<const selection_program<Count>> selection_kernel(
                           "|" + std::to_string(predicate.size()) + "|" +
                           std::to_string(preamble.size()) + "|" + predicate + preamble +
                           extra_signature;
-  return std::static_pointer_cast<const selection_program<Count>>(
+  return std::static_pointer_cast<const selection_program>(
       per_context(ctx, "clforge.selection", key, [&]() -> std::shared_ptr<void> {
         selection_source s = make_selection_source(ctx, who, partition, type, count, predicate,
                                                    preamble, extra_signature);
-        return std::make_shared<selection_program<Count>>(
-            selection_program<Count>{scan_kernel<Count>(ctx, s.arguments, s.input, "a + b", "0",
-                                                        s.output, scan_kind::inclusive, s.options),
-                                     std::move(s.extra), std::move(s.indexed)});
+        return std::make_shared<selection_program>(selection_program{
+            scan_core(ctx, scan_value_type{count, sizeof(Count), type_traits<Count>::needs_fp64},
+                      s.arguments, s.input, "a + b", "0", s.output, scan_kind::inclusive, s.options,
+                      scan_use::selection),
+            std::move(s.extra), std::move(s.indexed)});
       }));
 }
 
@@ -136,7 +138,7 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
                           const std::string& extra_signature, const Args&... args) {
   const auto program =
       selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
-  const selection_program<Count>& p = *program;
+  const selection_program& p = *program;
   // The extra values against the extra parameters alone, so that a mismatch counts and names
   // the caller's parameters, not the scan's own three arrays.
   argument_list::bind(std::string(who) + ": extra_args", p.extra, args...);
@@ -147,7 +149,7 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
     check_extra_lengths(who, p.indexed, in.size(), nullptr, 0);
   }
   array<Count> count(q, 1);
-  p.kernel(q, in, out, count, args...);
+  scan_call(p.scan, q, static_cast<std::size_t>(-1), in, out, count, args...);
   Count result = 0;
   count.read(q, &result, 0, 1);
   return static_cast<std::size_t>(result);
