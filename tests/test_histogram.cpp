@@ -9,13 +9,13 @@
 #include <limits>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
 #include "shared_device.hpp"
+#include "threads.hpp"
 
 namespace cf = clforge;
 using clforge_test::ctx;
@@ -374,24 +374,22 @@ TEST(histogram, contexts_keep_their_own_edges) {
 TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
   constexpr int kThreads = 3;
   std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      cf::queue mine(ctx());
-      for (int round = 0; round < 8; ++round) {
-        const std::size_t bins = 5 + std::size_t(t) * 40 + std::size_t(round) * 13;
-        const float lo = -1.5f - float(t), hi = 2.25f + float(round);
-        const std::vector<float> x = values_at_the_edges(bins, lo, hi, 3000, unsigned(t + round));
-        auto d_x = cf::array<float>::from_host(mine, x);
-        if (cf::histogram(mine, d_x, bins, lo, hi).to_host(mine) !=
-            numpy_histogram(x, bins, lo, hi)) {
-          failures[t] = "thread " + std::to_string(t) + " round " + std::to_string(round);
-          return;
-        }
+  const std::vector<std::string> thrown = clforge_test::on_threads(kThreads, [&](int t) {
+    cf::queue mine(ctx());
+    for (int round = 0; round < 8; ++round) {
+      const std::size_t bins = 5 + std::size_t(t) * 40 + std::size_t(round) * 13;
+      const float lo = -1.5f - float(t), hi = 2.25f + float(round);
+      const std::vector<float> x = values_at_the_edges(bins, lo, hi, 3000, unsigned(t + round));
+      auto d_x = cf::array<float>::from_host(mine, x);
+      if (cf::histogram(mine, d_x, bins, lo, hi).to_host(mine) !=
+          numpy_histogram(x, bins, lo, hi)) {
+        failures[t] = "thread " + std::to_string(t) + " round " + std::to_string(round);
+        return;
       }
-    });
-  for (std::thread& th : threads) th.join();
+    }
+  });
   for (const std::string& f : failures) EXPECT_EQ(f, "");
+  for (const std::string& f : thrown) EXPECT_EQ(f, "");
 }
 
 // numpy refuses bins narrower than the value type resolves (two edges equal): so does clforge.

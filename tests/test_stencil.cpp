@@ -15,13 +15,13 @@
 #include <functional>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
 #include "shared_device.hpp"
+#include "threads.hpp"
 
 namespace cf = clforge;
 using clforge_test::ctx;
@@ -702,33 +702,29 @@ TEST(stencil, two_queues_and_several_threads_share_one_stencil) {
   cf::stencil_kernel k(ctx(), "float[2D] u, float[2D] v, float s",
                        "v(0,0) = s * (u(1,0) - u(-1,0)) + u(0,1)");
   cf::queue second(ctx());
-  std::vector<std::thread> threads;
   std::vector<int> ok(8, 0);
-  for (int t = 0; t < 8; ++t)
-    threads.emplace_back([&, t] {
-      const cf::queue& mine = t % 2 ? second : q();
-      const std::array<std::size_t, 2> shape{std::size_t(10 + t), std::size_t(20 - t)};
-      cf::field<float, 2> u(mine, shape, cf::ghost(1)), v(mine, shape, cf::ghost(1));
-      u.write(mine, random_values<float>(u.local().size(), 40 + t), cf::with_ghosts);
-      const std::vector<float> hu = u.to_host(mine, cf::with_ghosts);
-      const std::size_t w = shape[1] + 2;
-      bool good = true;
-      for (int round = 0; round < 5; ++round) {
-        k(mine, cf::launch_grid({4, 4}, {8, 8}), u, v, float(t));
-        k(mine, u, v, float(t + round));
-        const std::vector<float> hv = v.to_host(mine, cf::with_ghosts);
-        for (std::size_t y = 1; y <= shape[0]; ++y)
-          for (std::size_t x = 1; x <= shape[1]; ++x) {
-            const float want =
-                float(t + round) * (hu[(y + 1) * w + x] - hu[(y - 1) * w + x]) + hu[y * w + x + 1];
-            good =
-                good && std::fabs(hv[y * w + x] - want) <= 1e-5f * std::max(1.0f, std::fabs(want));
-          }
-      }
-      ok[t] = good;
-    });
-  for (std::thread& t : threads) t.join();
-  for (int t = 0; t < 8; ++t) EXPECT_TRUE(ok[t]) << "thread " << t;
+  const std::vector<std::string> thrown = clforge_test::on_threads(8, [&](int t) {
+    const cf::queue& mine = t % 2 ? second : q();
+    const std::array<std::size_t, 2> shape{std::size_t(10 + t), std::size_t(20 - t)};
+    cf::field<float, 2> u(mine, shape, cf::ghost(1)), v(mine, shape, cf::ghost(1));
+    u.write(mine, random_values<float>(u.local().size(), 40 + t), cf::with_ghosts);
+    const std::vector<float> hu = u.to_host(mine, cf::with_ghosts);
+    const std::size_t w = shape[1] + 2;
+    bool good = true;
+    for (int round = 0; round < 5; ++round) {
+      k(mine, cf::launch_grid({4, 4}, {8, 8}), u, v, float(t));
+      k(mine, u, v, float(t + round));
+      const std::vector<float> hv = v.to_host(mine, cf::with_ghosts);
+      for (std::size_t y = 1; y <= shape[0]; ++y)
+        for (std::size_t x = 1; x <= shape[1]; ++x) {
+          const float want =
+              float(t + round) * (hu[(y + 1) * w + x] - hu[(y - 1) * w + x]) + hu[y * w + x + 1];
+          good = good && std::fabs(hv[y * w + x] - want) <= 1e-5f * std::max(1.0f, std::fabs(want));
+        }
+    }
+    ok[t] = good;
+  });
+  for (int t = 0; t < 8; ++t) EXPECT_TRUE(ok[t]) << "thread " << t << " " << thrown[t];
 }
 
 // Bad input: a clear clforge::error before anything runs.

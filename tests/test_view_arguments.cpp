@@ -6,11 +6,12 @@
 
 #include <cstdint>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include <clforge/algorithms/histogram.hpp>
 #include <clforge/clforge.hpp>
+
+#include "threads.hpp"
 
 namespace cf = clforge;
 
@@ -204,10 +205,13 @@ TEST_F(fixture, views_on_two_queues_at_once) {
   };
   std::vector<int> out1, out2;
   int total1 = 0, total2 = 0;
-  std::thread t1([&] { work(q, -3, out1, total1); });
-  std::thread t2([&] { work(q2, 2, out2, total2); });
-  t1.join();
-  t2.join();
+  const std::vector<std::string> thrown = clforge_test::on_threads(2, [&](int t) {
+    if (t == 0)
+      work(q, -3, out1, total1);
+    else
+      work(q2, 2, out2, total2);
+  });
+  for (const std::string& f : thrown) ASSERT_EQ(f, "");
   auto expect = [&](std::int64_t step, std::vector<int>& out, int total) {
     std::vector<int> y(n, 0);
     std::size_t k = 0;
