@@ -367,6 +367,28 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
       {"remove_if", "parameter list"});
   EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "  ", cf::extra_args("float limit", 1.0f)),
                        {"copy_if", "predicate is empty"});
+  // An extra array given as a view (here every other element of a longer mask): a clear error,
+  // before and after a tuning change rebuilt the selection, and the whole array still works.
+  auto long_mask = cf::array<cl_uchar>::from_host(q(), std::vector<cl_uchar>(8, 1));
+  auto every_other = long_mask.view(0, cf::slice_none, 2);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    if (round == 1) cf::tuning::set(ctx(), "scan", "group=64");
+    for (auto call : {+[](cf::array<float>&i, cf::array<float>&o, cf::array_view<cl_uchar> v) {
+                        return cf::copy_if(q(), i, o, "mask[i] != 0",
+                                           cf::extra_args("global const uchar* mask", v));
+                      },
+                      +[](cf::array<float>&i, cf::array<float>&o, cf::array_view<cl_uchar> v) {
+                        return cf::partition(q(), i, o, "mask[i] != 0",
+                                             cf::extra_args("global const uchar* mask", v));
+                      }})
+      EXPECT_CLFORGE_ERROR(call(in, out, every_other),
+                           {"extra argument mask is an array view", "whole arrays"});
+  }
+  cf::tuning::reset(ctx());
+  EXPECT_EQ(cf::copy_if(q(), in, out, "mask[i] != 0",
+                        cf::extra_args("global const uchar* mask", long_mask)),
+            4u);
   // The outputs were checked before anything ran: out still usable.
   EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", 2.5f)), 2u);
 }
