@@ -19,8 +19,8 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -29,6 +29,7 @@
 #include "private_files.hpp"
 #include "program_cache.hpp"
 #include "shared_device.hpp"
+#include "threads.hpp"
 
 namespace cf = clforge;
 namespace fs = std::filesystem;
@@ -159,31 +160,17 @@ TEST(multi_queue, queues_and_threads_interleave_every_primitive) {
   EXPECT_EQ(wrong, 0) << "first: " << first_failure;
 
   // Several threads, each with its own queue.
-  std::atomic<int> thread_wrong{0};
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        cf::queue tq(ctx());
-        lane l = make_lane(tq, 10 + t);
-        for (int round = 0; round < kThreadRounds; ++round) {
-          enqueue_all(tq, l);
-          std::string failure;
-          check_all(tq, l, failure);
-          if (!failure.empty()) {
-            ++thread_wrong;
-            failures[t] = failure;
-          }
-        }
-      } catch (const std::exception& e) {
-        ++thread_wrong;
-        failures[t] = e.what();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  EXPECT_EQ(thread_wrong.load(), 0) << failures[0] << " | " << failures[1] << " | " << failures[2];
+  const std::vector<std::string> thrown = clforge_test::on_threads(kThreads, [&](int t) {
+    cf::queue tq(ctx());
+    lane l = make_lane(tq, 10 + t);
+    for (int round = 0; round < kThreadRounds; ++round) {
+      enqueue_all(tq, l);
+      std::string failure;
+      check_all(tq, l, failure);
+      if (!failure.empty()) throw std::runtime_error(failure);
+    }
+  });
+  EXPECT_EQ(thrown, std::vector<std::string>(kThreads));
 }
 
 // ---- moved-from arrays ------------------------------------------------------------------------
@@ -591,19 +578,12 @@ TEST(fresh_process, concurrent_create_default_all_succeed) {
   if (in_child()) {
     constexpr int kThreads = 8;
     std::atomic<int> ok{0};
-    std::vector<std::string> errors(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        try {
-          cf::context c = cf::context::create_default();
-          if (c) ++ok;
-        } catch (const std::exception& e) {
-          errors[t] = e.what();
-        }
-      });
-    for (auto& th : threads) th.join();
-    EXPECT_EQ(ok.load(), kThreads) << errors[0] << errors[1] << errors[2];
+    const std::vector<std::string> thrown = clforge_test::on_threads(kThreads, [&](int) {
+      cf::context c = cf::context::create_default();
+      if (c) ++ok;
+    });
+    EXPECT_EQ(thrown, std::vector<std::string>(kThreads));
+    EXPECT_EQ(ok.load(), kThreads);
     return;
   }
 #if defined(__SANITIZE_ADDRESS__)

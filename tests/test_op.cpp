@@ -13,8 +13,8 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
@@ -22,6 +22,7 @@
 #include "algorithms/op_plan.hpp"
 #include "expect_error.hpp"
 #include "shared_device.hpp"
+#include "threads.hpp"
 
 namespace cf = clforge;
 namespace op = clforge::op;
@@ -616,23 +617,15 @@ TEST(op, threads_share_kernel_set_map_and_plan) {
       expected[m[2 * e + 1]] -= 15 * w[e];
     }
     constexpr int kThreads = 4;
-    std::vector<std::string> failures(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t)
-      threads.emplace_back([&, t] {
-        try {
-          cf::queue own(ctx());
-          op::dat<cl_int> res(own, to, 1, "res");
-          for (int r = 0; r < 5; ++r)
-            op::par_loop(own, k, from, dw(op::READ), res(op::INC, through, 0),
-                         res(op::INC, through, 1));
-          if (res.to_host(own) != expected) failures[t] = "wrong result";
-        } catch (const std::exception& e) {
-          failures[t] = e.what();
-        }
-      });
-    for (std::thread& t : threads) t.join();
-    for (const std::string& f : failures) EXPECT_EQ(f, "");
+    const std::vector<std::string> thrown = clforge_test::on_threads(kThreads, [&](int) {
+      cf::queue own(ctx());
+      op::dat<cl_int> res(own, to, 1, "res");
+      for (int r = 0; r < 5; ++r)
+        op::par_loop(own, k, from, dw(op::READ), res(op::INC, through, 0),
+                     res(op::INC, through, 1));
+      if (res.to_host(own) != expected) throw std::runtime_error("wrong result");
+    });
+    EXPECT_EQ(thrown, std::vector<std::string>(kThreads));
   }
 }
 

@@ -5,16 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include <clforge/clforge.hpp>
 
 #include "program_cache.hpp"  // entry encoding (library-internal)
+#include "threads.hpp"
 
 namespace cf = clforge;
 namespace fs = std::filesystem;
@@ -158,23 +159,14 @@ TEST_F(cache_fixture, many_threads_one_program_compile_once) {
   const std::string source = "kernel void " + name +
                              "(ulong n, global int* x) { if (get_global_id(0) < n) "
                              "x[get_global_id(0)] = 7; }";
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&] {
-      try {
-        cf::queue q(ctx);
-        cf::array<int> x(q, 64);
-        q.launch(ctx.build(source).kernel(name), cf::ndrange(64), cl_ulong(64), x);
-        for (int v : x.to_host(q))
-          if (v != 7) ++failures;
-      } catch (...) {
-        ++failures;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(failures.load(), 0);
+  const std::vector<std::string> thrown = clforge_test::on_threads(8, [&](int) {
+    cf::queue q(ctx);
+    cf::array<int> x(q, 64);
+    q.launch(ctx.build(source).kernel(name), cf::ndrange(64), cl_ulong(64), x);
+    for (int v : x.to_host(q))
+      if (v != 7) throw std::runtime_error("an element is " + std::to_string(v) + ", not 7");
+  });
+  EXPECT_EQ(thrown, std::vector<std::string>(8));
   cf::cache_stats s = ctx.program_cache_stats();
   EXPECT_EQ(s.compiles, 1u);
   EXPECT_EQ(s.memory_hits, 7u);

@@ -9,14 +9,15 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
 #include "shared_device.hpp"
+#include "threads.hpp"
 
 namespace cf = clforge;
 using clforge_test::ctx;
@@ -309,42 +310,30 @@ TEST(selection_extra_args, a_new_threshold_builds_nothing) {
 TEST(selection_extra_args, two_queues_share_one_program) {
   cf::queue second(ctx());
   cf::queue* queues[2] = {&q(), &second};
-  std::vector<std::string> failures(2);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t)
-    threads.emplace_back([&, t] {
-      try {
-        cf::queue& mine = *queues[t];
-        for (int round = 0; round < 6; ++round) {
-          const std::size_t n = 5000 + std::size_t(t) * 1000 + std::size_t(round);
-          std::vector<cl_long> host(n);
-          std::mt19937 rng(unsigned(t * 100 + round));
-          for (cl_long& v : host) v = cl_long(rng() % 1000);
-          const cl_long limit = 100 * (round + 1) + t;
-          std::vector<cl_long> want;
-          std::copy_if(host.begin(), host.end(), std::back_inserter(want),
-                       [&](cl_long v) { return v < limit; });
-          auto in = cf::array<cl_long>::from_host(mine, host);
-          cf::array<cl_long> out(mine, n);
-          const std::size_t kept =
-              cf::copy_if(mine, in, out, "x < limit", cf::extra_args("long limit", limit));
-          std::vector<cl_long> got = out.to_host(mine);
-          got.resize(kept);
-          if (kept != want.size() || got != want) {
-            failures[t] = "queue " + std::to_string(t) + " round " + std::to_string(round) +
-                          ": kept " + std::to_string(kept) + ", want " +
-                          std::to_string(want.size());
-            return;
-          }
-        }
-        mine.finish();
-      } catch (const std::exception& failure) {  // reported below, not std::terminate
-        failures[t] = "queue " + std::to_string(t) + ": " + failure.what();
-      }
-    });
-  for (std::thread& th : threads) th.join();
-  EXPECT_EQ(failures[0], "");
-  EXPECT_EQ(failures[1], "");
+  const std::vector<std::string> thrown = clforge_test::on_threads(2, [&](int t) {
+    cf::queue& mine = *queues[t];
+    for (int round = 0; round < 6; ++round) {
+      const std::size_t n = 5000 + std::size_t(t) * 1000 + std::size_t(round);
+      std::vector<cl_long> host(n);
+      std::mt19937 rng(unsigned(t * 100 + round));
+      for (cl_long& v : host) v = cl_long(rng() % 1000);
+      const cl_long limit = 100 * (round + 1) + t;
+      std::vector<cl_long> want;
+      std::copy_if(host.begin(), host.end(), std::back_inserter(want),
+                   [&](cl_long v) { return v < limit; });
+      auto in = cf::array<cl_long>::from_host(mine, host);
+      cf::array<cl_long> out(mine, n);
+      const std::size_t kept =
+          cf::copy_if(mine, in, out, "x < limit", cf::extra_args("long limit", limit));
+      std::vector<cl_long> got = out.to_host(mine);
+      got.resize(kept);
+      if (kept != want.size() || got != want)
+        throw std::runtime_error("round " + std::to_string(round) + ": kept " +
+                                 std::to_string(kept) + ", want " + std::to_string(want.size()));
+    }
+    mine.finish();
+  });
+  EXPECT_EQ(thrown, std::vector<std::string>(2));
 }
 
 TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
