@@ -23,14 +23,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
-#include "clforge/range.hpp"
 #include "clforge/array.hpp"
+#include "clforge/range.hpp"
 
 namespace clforge {
 
 namespace detail {
 struct expression_base {};
+template <class X>
+struct is_array_view : std::false_type {};
+template <class T>
+struct is_array_view<array_view<T>> : std::true_type {};
 template <class T, class E>
 void assign_expression(const array_view<T>& target, const E& e);
 

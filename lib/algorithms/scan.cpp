@@ -207,14 +207,6 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
   if (n == 0) return out;
   if (args.has_views()) {
     const std::string pattern = args.view_pattern();
-    // A selection's predicate is a function in the preamble, which the view rewrite does not
-    // reach: its extra arrays are passed whole.
-    if (e.use == scan_use::selection)
-      for (std::size_t k = 0; k < pattern.size(); ++k)
-        if (pattern[k] != '-')
-          throw error(e.who + ": extra argument " + e.params[k].name +
-                      " is an array view; copy_if, partition and remove_if take whole arrays as "
-                      "extra arguments (copy the view into an array first)");
     auto variant = e.views.get(pattern, [&] {
       view_variant_source v = rewrite_for_views(
           e.params, pattern,

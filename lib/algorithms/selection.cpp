@@ -104,9 +104,16 @@ selection_source make_selection_source(const context& ctx, const char* who, bool
   return s;
 }
 
-void check_extra_lengths(const char* who,
-                         const std::vector<std::pair<std::size_t, std::string>>& indexed,
-                         std::size_t n, const std::size_t* lengths, std::size_t count) {
+void check_extra_arguments(const char* who, const std::vector<parameter>& extra,
+                           const std::vector<std::pair<std::size_t, std::string>>& indexed,
+                           std::size_t n, const std::size_t* lengths, const bool* views,
+                           std::size_t count) {
+  // Checked here, before the scan: a tuning change would rebuild its program first.
+  for (std::size_t k = 0; k < count && k < extra.size(); ++k)
+    if (views[k])
+      throw error(std::string(who) + ": extra argument " + extra[k].name +
+                  " is an array view; copy_if, partition and remove_if take whole arrays as "
+                  "extra arguments (copy the view into an array first)");
   for (const auto& [position, name] : indexed) {
     if (position >= count) continue;  // too few arguments: binding reports that
     const std::size_t length = lengths[position];

@@ -41,6 +41,7 @@
 
 #include "clforge/algorithms/scan.hpp"
 #include "clforge/array.hpp"
+#include "clforge/array_view.hpp"
 #include "clforge/context.hpp"
 #include "clforge/event.hpp"
 #include "clforge/export.hpp"
@@ -91,11 +92,13 @@ CLFORGE_API selection_source make_selection_source(const context& ctx, const cha
                                                    const std::string& preamble,
                                                    const std::string& extra_signature);
 
-/// Throws unless every extra array in `indexed` holds `n` elements; `lengths` has one entry
-/// per extra argument (npos for scalars).
-CLFORGE_API void check_extra_lengths(
-    const char* who, const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
-    const std::size_t* lengths, std::size_t count);
+/// Throws if an extra argument is an array view (the predicate is a function in the kernel's
+/// preamble, which takes whole arrays only), or unless every extra array in `indexed` holds `n`
+/// elements. `lengths` (npos for scalars) and `views` have one entry per extra argument.
+CLFORGE_API void check_extra_arguments(
+    const char* who, const std::vector<parameter>& extra,
+    const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
+    const std::size_t* lengths, const bool* views, std::size_t count);
 
 struct selection_program {
   scan_core scan;
@@ -144,9 +147,10 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
   argument_list::bind(std::string(who) + ": extra_args", p.extra, args...);
   if constexpr (sizeof...(Args) > 0) {
     const std::size_t lengths[] = {argument_length(args)...};
-    check_extra_lengths(who, p.indexed, in.size(), lengths, sizeof...(Args));
+    const bool views[] = {is_array_view<Args>::value...};
+    check_extra_arguments(who, p.extra, p.indexed, in.size(), lengths, views, sizeof...(Args));
   } else {
-    check_extra_lengths(who, p.indexed, in.size(), nullptr, 0);
+    check_extra_arguments(who, p.extra, p.indexed, in.size(), nullptr, nullptr, 0);
   }
   array<Count> count(q, 1);
   scan_call(p.scan, q, static_cast<std::size_t>(-1), in, out, count, args...);

@@ -153,10 +153,6 @@ template <class T>
 sort_range sort_range_of(const array_view<T>& v) {
   return {&v.buffer(), v.first(), v.step(), v.size(), true};
 }
-template <class X>
-struct is_array_view : std::false_type {};
-template <class T>
-struct is_array_view<array_view<T>> : std::true_type {};
 
 /// radix_sort over arrays or views (lib/algorithms/sort.cpp): a view's elements are copied to a
 /// temporary, sorted there and copied back. `values` is null for keys only.
