@@ -3,6 +3,7 @@
 
 #include "clforge/detail/codegen.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -260,17 +261,25 @@ void require_same_context(cl_mem mem, cl_context known, cl_context context, std:
                 "context of the same clforge::context)");
 }
 
-void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
-  // Every memory argument must live in the kernel's context; checked before any is set.
-  cl_context kernel_context = nullptr;
+void argument_list::require_context(cl_context context) const {
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const value& v = values_[i];
     if (v.kind != value::how::memory || !v.mem) continue;
-    if (!kernel_context)
-      check(clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof kernel_context, &kernel_context, nullptr),
-            "clGetKernelInfo");
-    require_same_context(v.mem, v.context, kernel_context, who_,
+    require_same_context(v.mem, v.context, context, who_,
                          "argument " + std::to_string(i + 1) + " (" + (*params_)[i].name + ")");
+  }
+}
+
+void argument_list::set_on(cl_kernel k, cl_uint first_index) const {
+  // Every memory argument must live in the kernel's context; checked before any is set.
+  const bool any_memory = std::any_of(values_.begin(), values_.end(), [](const value& v) {
+    return v.kind == value::how::memory && v.mem;
+  });
+  if (any_memory) {
+    cl_context kernel_context = nullptr;
+    check(clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof kernel_context, &kernel_context, nullptr),
+          "clGetKernelInfo");
+    require_context(kernel_context);
   }
   if (has_views_ && !views_expanded_)
     for (std::size_t i = 0; i < values_.size(); ++i)

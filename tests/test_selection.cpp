@@ -365,17 +365,23 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
     const cf::cache_stats c = ctx().program_cache_stats();
     return c.memory_hits + c.disk_hits + c.compiles;
   };
-  for (int round = 0; round < 2; ++round) {
-    SCOPED_TRACE(round);
-    if (round == 1) cf::tuning::set(ctx(), "scan", "group=64");
-    const std::size_t before = builds();
+  const auto refuse_views = [&] {
     EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "mask[i] != 0", mask_arg()),
                          {"copy_if: extra argument mask is an array view", "whole arrays"});
     EXPECT_CLFORGE_ERROR(cf::partition(q(), in, out, "mask[i] != 0", mask_arg()),
                          {"partition: extra argument mask is an array view"});
     EXPECT_CLFORGE_ERROR(cf::remove_if(q(), in, out, "mask[i] == 0", mask_arg()),
                          {"remove_if: extra argument mask is an array view"});
-    if (round == 1) EXPECT_EQ(builds(), before);
+  };
+  // Round 0's first pass builds the three selection programs (the message quotes their
+  // parameter names); a second pass, and every pass after a tuning change, asks for nothing.
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    if (round == 0) refuse_views();
+    if (round == 1) cf::tuning::set(ctx(), "scan", "group=64");
+    const std::size_t before = builds();
+    refuse_views();
+    EXPECT_EQ(builds(), before);
   }
   cf::tuning::reset(ctx());
   EXPECT_EQ(cf::copy_if(q(), in, out, "mask[i] != 0",
@@ -383,6 +389,65 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
             4u);
   // The outputs were checked before anything ran: out still usable.
   EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", 2.5f)), 2u);
+}
+
+// Another context's array (whole or a view) as an extra argument: the error names the function
+// called and the caller's parameter, not the scan's. Views from two threads (each its own queue)
+// at once: each call gets the view error, and the valid calls between them the right count.
+TEST(selection_extra_args, other_contexts_arrays_and_views_from_two_threads_are_refused) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  auto foreign_mask = cf::array<cl_uchar>::from_host(other_q, std::vector<cl_uchar>(8, 1));
+  auto in = cf::array<float>::from_host(q(), std::vector<float>{1, 2, 3, 4});
+  cf::array<float> out(q(), 4);
+  for (int as_view = 0; as_view < 2; ++as_view) {
+    SCOPED_TRACE(as_view);
+    const std::string message = clforge_test::error_message([&] {
+      if (as_view)
+        cf::partition(q(), in, out, "mask[i] != 0",
+                      cf::extra_args("global const uchar* mask", foreign_mask.view(0, 4)));
+      else
+        cf::partition(q(), in, out, "mask[i] != 0",
+                      cf::extra_args("global const uchar* mask", foreign_mask));
+    });
+    EXPECT_TRUE(clforge_test::contains_all(
+        message, {"partition: extra_args: argument 1 (mask) belongs to another OpenCL context"}));
+    EXPECT_EQ(message.find("scan_kernel"), std::string::npos) << message;
+  }
+
+  cf::queue second(ctx());
+  cf::queue* queues[2] = {&q(), &second};
+  const std::vector<std::string> thrown = clforge_test::on_threads(2, [&](int t) {
+    cf::queue& mine = *queues[t];
+    const std::size_t n = 3000 + std::size_t(t) * 7;
+    std::vector<int> host(n);
+    std::vector<cl_uchar> mask_host(2 * n);
+    std::mt19937 rng(unsigned(t) + 11);
+    for (int& v : host) v = int(rng() % 100);
+    for (cl_uchar& m : mask_host) m = cl_uchar(rng() % 2);
+    auto d_in = cf::array<int>::from_host(mine, host);
+    cf::array<int> d_out(mine, n);
+    auto mask = cf::array<cl_uchar>::from_host(mine, mask_host);
+    auto every_other = mask.view(0, cf::slice_none, 2);
+    for (int round = 0; round < 8; ++round) {
+      const std::string message = clforge_test::error_message([&] {
+        cf::remove_if(mine, d_in, d_out, "mask[i] != 0",
+                      cf::extra_args("global const uchar* mask", every_other));
+      });
+      if (message.find("remove_if: extra argument mask is an array view") != 0)
+        throw std::runtime_error("round " + std::to_string(round) + ": " + message);
+      // The whole mask (its first n elements index the input) is accepted.
+      std::size_t want = 0;
+      for (std::size_t i = 0; i < n; ++i) want += mask_host[i] == 0;
+      const std::size_t kept = cf::remove_if(mine, d_in, d_out, "mask[i] != 0",
+                                             cf::extra_args("global const uchar* mask", mask));
+      if (kept != want)
+        throw std::runtime_error("round " + std::to_string(round) + ": kept " +
+                                 std::to_string(kept) + ", want " + std::to_string(want));
+    }
+    mine.finish();
+  });
+  EXPECT_EQ(thrown, std::vector<std::string>(2));
 }
 
 // Extra values that do not match the extra parameter list: the message counts and names the

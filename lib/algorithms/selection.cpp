@@ -108,14 +108,14 @@ void check_extra_arguments(const char* who, const std::vector<parameter>& extra,
                            const std::vector<std::pair<std::size_t, std::string>>& indexed,
                            std::size_t n, const std::size_t* lengths, const bool* views,
                            std::size_t count) {
-  // Checked here, before the scan: a tuning change would rebuild its program first.
-  for (std::size_t k = 0; k < count && k < extra.size(); ++k)
+  // Checked here, before the scan: a tuning change would rebuild its program first. The values
+  // were bound to `extra` already, so there is one per parameter.
+  for (std::size_t k = 0; k < count; ++k)
     if (views[k])
       throw error(std::string(who) + ": extra argument " + extra[k].name +
                   " is an array view; copy_if, partition and remove_if take whole arrays as "
                   "extra arguments (copy the view into an array first)");
   for (const auto& [position, name] : indexed) {
-    if (position >= count) continue;  // too few arguments: binding reports that
     const std::size_t length = lengths[position];
     if (length != static_cast<std::size_t>(-1) && length < n)
       throw error(std::string(who) + ": the extra array " + name + " has " +

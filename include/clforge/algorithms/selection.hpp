@@ -94,7 +94,8 @@ CLFORGE_API selection_source make_selection_source(const context& ctx, const cha
 
 /// Throws if an extra argument is an array view (the predicate is a function in the kernel's
 /// preamble, which takes whole arrays only), or unless every extra array in `indexed` holds `n`
-/// elements. `lengths` (npos for scalars) and `views` have one entry per extra argument.
+/// elements. `lengths` (npos for scalars) and `views` have one entry per extra parameter: the
+/// values were bound to `extra` first (argument_list::bind refuses a count that differs).
 CLFORGE_API void check_extra_arguments(
     const char* who, const std::vector<parameter>& extra,
     const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
@@ -142,9 +143,10 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
   const auto program =
       selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
   const selection_program& p = *program;
-  // The extra values against the extra parameters alone, so that a mismatch counts and names
-  // the caller's parameters, not the scan's own three arrays.
-  argument_list::bind(std::string(who) + ": extra_args", p.extra, args...);
+  // The extra values against the extra parameters alone, so that a mismatch (or another
+  // context's array) counts and names the caller's parameters, not the scan's own three arrays.
+  const std::string extra_who = std::string(who) + ": extra_args";
+  argument_list::bind(extra_who, p.extra, args...).require_context(q.ctx().get());
   if constexpr (sizeof...(Args) > 0) {
     const std::size_t lengths[] = {argument_length(args)...};
     const bool views[] = {is_array_view<Args>::value...};

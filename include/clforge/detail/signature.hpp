@@ -158,6 +158,9 @@ class CLFORGE_API argument_list {
   /// Throws clforge::error when an argument is an array_view, unless this list came from
   /// expanding_views() (then a view sets its buffer, its first index and, strided, its step).
   void set_on(cl_kernel k, cl_uint first_index) const;
+  /// Throws clforge::error naming the argument when an array or buffer belongs to another
+  /// OpenCL context than `context` (what set_on checks, for callers that check before a launch).
+  void require_context(cl_context context) const;
 
   /// True when an array argument is an array_view that is not a plain array (see capture) and
   /// this list is not already expanding_views(): the call needs a view variant.
