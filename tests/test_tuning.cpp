@@ -32,9 +32,22 @@ cf::context& tuned_ctx() {
   return c;
 }
 
+// Sets CLFORGE_TUNE for one test and gives back the caller's value (or its absence) after it.
 struct env_guard {
-  explicit env_guard(const char* value) { ::setenv("CLFORGE_TUNE", value, 1); }
-  ~env_guard() { ::unsetenv("CLFORGE_TUNE"); }
+  explicit env_guard(const char* value) {
+    if (const char* old = std::getenv("CLFORGE_TUNE")) saved = old, had = true;
+    ::setenv("CLFORGE_TUNE", value, 1);
+  }
+  ~env_guard() {
+    if (had)
+      ::setenv("CLFORGE_TUNE", saved.c_str(), 1);
+    else
+      ::unsetenv("CLFORGE_TUNE");
+  }
+  env_guard(const env_guard&) = delete;
+  env_guard& operator=(const env_guard&) = delete;
+  std::string saved;
+  bool had = false;
 };
 
 cf::scan_kernel<cl_int> plain_scan(const cf::context& ctx, const char* name) {
@@ -46,7 +59,10 @@ cf::scan_kernel<cl_int> plain_scan(const cf::context& ctx, const char* name) {
 
 }  // namespace
 
+// These two test the device's own table: a CLFORGE_TUNE the caller set (a table=... of CI's
+// gpu-tables runs, say) is set aside while they run.
 TEST(tuning, the_device_picks_its_table) {
+  const env_guard device_table("table=auto");
   cf::context ctx = cf::context::create_default();
   const std::string table = cf::tuning::table(ctx);
   if (ctx.info().is_gpu())
@@ -56,6 +72,7 @@ TEST(tuning, the_device_picks_its_table) {
 }
 
 TEST(tuning, set_overrides_a_template_and_reset_forgets_it) {
+  const env_guard device_table("table=auto");
   cf::context ctx = cf::context::create_default();
   cf::queue q(ctx);
   cf::tuning::set(ctx, "scan", "algorithm=lookback,items=7,group=16");
