@@ -327,7 +327,7 @@ event polygon_mask::run(const queue& q, const detail::polygon_input& in,
           const kernel k = built.prog.kernel("polygon_mask_" + shape.kernel);
           return fitted_group(group, {&k});
         },
-        false,
+        group_sizes::any,
         [&](std::size_t, std::size_t fits) {
           if (!spec.empty())
             fail("kernel shape \"" + spec + "\": the built kernel allows at most " +

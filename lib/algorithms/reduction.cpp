@@ -201,7 +201,7 @@ reduction_engine::reduction_engine(const context& ctx, const reduction_descripti
         if (vector_width_ > 1) vector_ = prog.kernel(name + "_vector");
         return fitted_group(group, {&contiguous_, &strided_, &final_, &vector_});
       },
-      true);
+      group_sizes::powers_of_two);
   shape_ = shape_of(policy_, vector_width_);
 }
 

@@ -91,8 +91,6 @@ void choose_tile(const context& ctx, scan_engine& e, const requested_tile& asked
   }
   e.items = items;
   e.group = group;
-
-  e.window = std::min(e.window, group);
 }
 
 }  // namespace
@@ -143,7 +141,7 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
         }
         return fitted_group(group, {&e.main, &e.total});
       },
-      false,
+      group_sizes::any,
       [&](std::size_t group, std::size_t fits) {
         if (asked.group)
           throw error(e.who + ": a look-back tile of " + std::to_string(group) +

@@ -193,7 +193,7 @@ std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*
 }
 
 std::size_t build_for_group(std::size_t group, const std::function<std::size_t(std::size_t)>& build,
-                            bool powers_of_two,
+                            group_sizes sizes,
                             const std::function<void(std::size_t, std::size_t)>& refuse) {
   // fits < group each round and a group of 1 always fits: the loop ends.
   for (;;) {
@@ -201,7 +201,7 @@ std::size_t build_for_group(std::size_t group, const std::function<std::size_t(s
     if (fits >= group) return group;
     if (refuse) refuse(group, fits);
     group = fits;
-    if (powers_of_two)
+    if (sizes == group_sizes::powers_of_two)
       while (group & (group - 1)) group &= group - 1;  // the highest bit
   }
 }

@@ -144,14 +144,18 @@ program build_template(const context& ctx, const template_header& header,
 /// at least 1.
 std::size_t fitted_group(std::size_t wanted, std::initializer_list<const kernel*> kernels);
 
+/// The groups build_for_group lowers to: any size, or only powers of two (a kernel whose group
+/// reduction halves the group).
+enum class group_sizes { any, powers_of_two };
+
 /// Builds kernels with a work-group size compiled in (reqd_work_group_size, local arrays) until
 /// they run it: a compiler may give a kernel fewer work-items than the device allows (registers,
 /// e.g. NVIDIA). `build(group)` builds for `group` and returns fitted_group(group, its kernels);
 /// while that is less, `refuse(group, fits)` (where given) may throw - a group the options asked
-/// for - else the group is lowered to the fit (its largest power of two with `powers_of_two`)
-/// and built again. Returns the group built.
+/// for - else the group is lowered to the fit (its largest power of two under
+/// group_sizes::powers_of_two) and built again. Returns the group built.
 std::size_t build_for_group(std::size_t group, const std::function<std::size_t(std::size_t)>& build,
-                            bool powers_of_two = false,
+                            group_sizes sizes = group_sizes::any,
                             const std::function<void(std::size_t, std::size_t)>& refuse = {});
 
 /// The policy of an elementwise or reduction kernel: the context's tuning, or - where the
