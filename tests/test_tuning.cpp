@@ -14,6 +14,7 @@
 #include <clforge/clforge.hpp>
 
 #include "expect_error.hpp"
+#include "tune_env.hpp"
 #include "tuning/registry.hpp"
 #include "tuning/resolve.hpp"
 #include "tuning/tables.hpp"
@@ -32,22 +33,10 @@ cf::context& tuned_ctx() {
   return c;
 }
 
-// Sets CLFORGE_TUNE for one test and gives back the caller's value (or its absence) after it.
-struct env_guard {
-  explicit env_guard(const char* value) {
-    if (const char* old = std::getenv("CLFORGE_TUNE")) saved = old, had = true;
-    ::setenv("CLFORGE_TUNE", value, 1);
-  }
-  ~env_guard() {
-    if (had)
-      ::setenv("CLFORGE_TUNE", saved.c_str(), 1);
-    else
-      ::unsetenv("CLFORGE_TUNE");
-  }
-  env_guard(const env_guard&) = delete;
-  env_guard& operator=(const env_guard&) = delete;
-  std::string saved;
-  bool had = false;
+// CLFORGE_TUNE set to `value` alone for one test (its parsing, the device's own table); the
+// run's value comes back after it, as with tune_env.
+struct env_guard : clforge_test::tune_env {
+  explicit env_guard(const char* value) : tune_env("") { ::setenv("CLFORGE_TUNE", value, 1); }
 };
 
 cf::scan_kernel<cl_int> plain_scan(const cf::context& ctx, const char* name) {
