@@ -391,6 +391,42 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
   EXPECT_EQ(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", 2.5f)), 2u);
 }
 
+// An empty input runs nothing, but its extra arguments get the errors of any other size, with
+// nothing built: a view, another context's array, a wrong count or kind, a bad parameter list.
+TEST(selection_extra_args, an_empty_input_still_checks_its_extra_arguments) {
+  cf::array<float> in(q(), 0), out(q(), 0);
+  auto mask = cf::array<cl_uchar>::from_host(q(), std::vector<cl_uchar>(8, 1));
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  auto foreign_mask = cf::array<cl_uchar>::from_host(other_q, std::vector<cl_uchar>(8, 1));
+  const char* signature = "global const uchar* mask";
+  const auto builds = [] {
+    const cf::cache_stats c = ctx().program_cache_stats();
+    return c.memory_hits + c.disk_hits + c.compiles;
+  };
+  const std::size_t before = builds();
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "mask[i] != 0",
+                                   cf::extra_args(signature, mask.view(0, cf::slice_none, 2))),
+                       {"copy_if: extra argument mask is an array view"});
+  EXPECT_CLFORGE_ERROR(
+      cf::partition(q(), in, out, "mask[i] != 0", cf::extra_args(signature, foreign_mask)),
+      {"partition: extra_args: argument 1 (mask) belongs to another OpenCL context"});
+  EXPECT_CLFORGE_ERROR(
+      cf::remove_if(q(), in, out, "x > limit", cf::extra_args("float limit, int k", 1.0f)),
+      {"remove_if: extra_args: takes 2 argument(s) (float limit, int k), 1 given"});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit", mask)),
+                       {"copy_if: extra_args: argument 1 (limit) expects a float value"});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "x > limit", cf::extra_args("float limit[", 1.0f)),
+                       {"copy_if", "parameter list"});
+  EXPECT_CLFORGE_ERROR(cf::partition(q(), in, out, "x > 0", cf::extra_args("float x", 1.0f)),
+                       {"partition", "\"x\" is reserved"});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, " "), {"copy_if", "predicate is empty"});
+  // Valid calls return 0, the indexed mask longer than the (empty) input included.
+  EXPECT_EQ(cf::copy_if(q(), in, out, "mask[i] != 0", cf::extra_args(signature, mask)), 0u);
+  EXPECT_EQ(cf::partition(q(), in, out, "x > 0"), 0u);
+  EXPECT_EQ(builds(), before);
+}
+
 // Another context's array (whole or a view) as an extra argument: the error names the function
 // called and the caller's parameter, not the scan's. Views from two threads (each its own queue)
 // at once: each call gets the view error, and the valid calls between them the right count.

@@ -30,37 +30,40 @@ constexpr const char* kReserved[] = {"x",
 
 }  // namespace
 
+selection_parameters parse_selection_parameters(const char* who, const std::string& predicate,
+                                                const std::string& extra_signature) {
+  const std::string w(who);
+  if (predicate.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw error(w + ": the predicate is empty");
+  selection_parameters p;
+  try {
+    p.extra = parse_signature(extra_signature);
+  } catch (const error& failure) {
+    throw error(w + ": the extra arguments' parameter list: " + failure.what());
+  }
+  for (const parameter& e : p.extra) {
+    for (const char* r : kReserved)
+      if (e.name == r)
+        throw error(w + ": the extra parameter name \"" + e.name +
+                    "\" is reserved (x, i, n, item, prev_item, last_item, selection_in, "
+                    "selection_out, selection_count, clforge_*)");
+    if (e.name.rfind("clforge_", 0) == 0)
+      throw error(w + ": parameter names starting with clforge_ are reserved (" + e.name + ")");
+  }
+  for (std::size_t k = 0; k < p.extra.size(); ++k)
+    if (p.extra[k].is_pointer && p.extra[k].address_space != "local" &&
+        indexes_with_i(predicate, p.extra[k].name))
+      p.indexed.emplace_back(k, p.extra[k].name);
+  return p;
+}
+
 selection_source make_selection_source(const context& ctx, const char* who, bool partition,
                                        const std::string& type, const std::string& count_type,
                                        const std::string& predicate, const std::string& preamble,
                                        const std::string& extra_signature) {
-  const std::string w(who);
-  if (predicate.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw error(w + ": the predicate is empty");
-  std::vector<parameter> extra;
-  try {
-    extra = parse_signature(extra_signature);
-  } catch (const error& failure) {
-    throw error(w + ": the extra arguments' parameter list: " + failure.what());
-  }
-  for (const parameter& p : extra) {
-    for (const char* r : kReserved)
-      if (p.name == r)
-        throw error(w + ": the extra parameter name \"" + p.name +
-                    "\" is reserved (x, i, n, item, prev_item, last_item, selection_in, "
-                    "selection_out, selection_count, clforge_*)");
-  }
-  for (const parameter& p : extra)
-    if (p.name.rfind("clforge_", 0) == 0)
-      throw error(w + ": parameter names starting with clforge_ are reserved (" + p.name + ")");
-
   selection_source s;
-  s.extra = extra;
-  for (std::size_t k = 0; k < extra.size(); ++k)
-    if (extra[k].is_pointer && extra[k].address_space != "local" &&
-        indexes_with_i(predicate, extra[k].name))
-      s.indexed.emplace_back(k, extra[k].name);
-
+  s.parameters = parse_selection_parameters(who, predicate, extra_signature);
+  const std::vector<parameter>& extra = s.parameters.extra;
   s.options.name = partition ? "partition" : "copy_if";
   // The predicate is a function of the element, its index, n and the extra arguments, so its
   // x is a real parameter (not a text substitution) and a // comment ends at its line.

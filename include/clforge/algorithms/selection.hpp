@@ -74,17 +74,27 @@ CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size
 
 /// What a selection program needs besides the scan: how it was generated
 /// (lib/algorithms/selection.cpp).
-struct selection_source {
-  std::string arguments, input, output;
-  scan_options options;
+/// A selection's extra parameters, read from its predicate and parameter list alone (no build).
+struct selection_parameters {
   /// The extra parameters (the caller's; the scan also takes the input, output and count).
   std::vector<parameter> extra;
   /// Extra parameters the predicate indexes with [i]: position among the extras, name.
   std::vector<std::pair<std::size_t, std::string>> indexed;
 };
 
+/// Throws for an empty predicate or a bad or reserved extra parameter list, naming `who`.
+CLFORGE_API selection_parameters parse_selection_parameters(const char* who,
+                                                            const std::string& predicate,
+                                                            const std::string& extra_signature);
+
+struct selection_source {
+  std::string arguments, input, output;
+  scan_options options;
+  selection_parameters parameters;
+};
+
 /// The snippets of a copy_if (partition false) or partition over `type` with `count_type`
-/// counts. Throws for a bad predicate or extra parameter list, naming `who`.
+/// counts. Throws as parse_selection_parameters does.
 CLFORGE_API selection_source make_selection_source(const context& ctx, const char* who,
                                                    bool partition, const std::string& type,
                                                    const std::string& count_type,
@@ -101,10 +111,25 @@ CLFORGE_API void check_extra_arguments(
     const std::vector<std::pair<std::size_t, std::string>>& indexed, std::size_t n,
     const std::size_t* lengths, const bool* views, std::size_t count);
 
+/// The extra values against the extra parameters alone, so that a mismatch, another context's
+/// array or a view counts and names the caller's parameters, not the scan's own three arrays.
+template <class... Args>
+void check_extra_values(const queue& q, const char* who, const selection_parameters& p,
+                        std::size_t n, const Args&... args) {
+  const std::string extra_who = std::string(who) + ": extra_args";
+  argument_list::bind(extra_who, p.extra, args...).require_context(q.ctx().get());
+  if constexpr (sizeof...(Args) > 0) {
+    const std::size_t lengths[] = {argument_length(args)...};
+    const bool views[] = {is_array_view<Args>::value...};
+    check_extra_arguments(who, p.extra, p.indexed, n, lengths, views, sizeof...(Args));
+  } else {
+    check_extra_arguments(who, p.extra, p.indexed, n, nullptr, nullptr, 0);
+  }
+}
+
 struct selection_program {
   scan_core scan;
-  std::vector<parameter> extra;
-  std::vector<std::pair<std::size_t, std::string>> indexed;
+  selection_parameters parameters;
 };
 
 /// The cached program of a selection (per context, type, count type, predicate, preamble and
@@ -132,7 +157,7 @@ std::shared_ptr<const selection_program> selection_kernel(const context& ctx, co
             scan_core(ctx, scan_value_type{count, sizeof(Count), type_traits<Count>::needs_fp64},
                       s.arguments, s.input, "a + b", "0", s.output, scan_kind::inclusive, s.options,
                       scan_use::selection),
-            std::move(s.extra), std::move(s.indexed)});
+            std::move(s.parameters)});
       }));
 }
 
@@ -142,20 +167,9 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
                           const std::string& extra_signature, const Args&... args) {
   const auto program =
       selection_kernel<T, Count>(q.ctx(), who, partition, predicate, preamble, extra_signature);
-  const selection_program& p = *program;
-  // The extra values against the extra parameters alone, so that a mismatch (or another
-  // context's array) counts and names the caller's parameters, not the scan's own three arrays.
-  const std::string extra_who = std::string(who) + ": extra_args";
-  argument_list::bind(extra_who, p.extra, args...).require_context(q.ctx().get());
-  if constexpr (sizeof...(Args) > 0) {
-    const std::size_t lengths[] = {argument_length(args)...};
-    const bool views[] = {is_array_view<Args>::value...};
-    check_extra_arguments(who, p.extra, p.indexed, in.size(), lengths, views, sizeof...(Args));
-  } else {
-    check_extra_arguments(who, p.extra, p.indexed, in.size(), nullptr, nullptr, 0);
-  }
+  check_extra_values(q, who, program->parameters, in.size(), args...);
   array<Count> count(q, 1);
-  scan_call(p.scan, q, static_cast<std::size_t>(-1), in, out, count, args...);
+  scan_call(program->scan, q, static_cast<std::size_t>(-1), in, out, count, args...);
   Count result = 0;
   count.read(q, &result, 0, 1);
   return static_cast<std::size_t>(result);
@@ -166,7 +180,13 @@ std::size_t select(const queue& q, const char* who, const array<T>& in, array<T>
                    bool partition, const std::string& predicate, const std::string& preamble,
                    const std::string& extra_signature, const Args&... args) {
   check_selection(who, in.size(), out.size(), in.get() != nullptr && in.get() == out.get());
-  if (in.size() == 0) return 0;
+  if (in.size() == 0) {
+    // Nothing to build or run; the arguments still get the errors of any other size (the
+    // predicate is not compiled, so only its emptiness is checked).
+    check_extra_values(q, who, parse_selection_parameters(who, predicate, extra_signature), 0,
+                       args...);
+    return 0;
+  }
   // 32-bit counts where they suffice: the look-back then packs count and status in one word.
   if (in.size() <= 0xffffffffu)
     return run_selection<cl_uint>(q, who, in, out, partition, predicate, preamble, extra_signature,
