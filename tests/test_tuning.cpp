@@ -48,8 +48,8 @@ cf::scan_kernel<cl_int> plain_scan(const cf::context& ctx, const char* name) {
 
 }  // namespace
 
-// These two test the device's own table: a CLFORGE_TUNE the caller set (a table=... of CI's
-// gpu-tables runs, say) is set aside while they run.
+// These two test the device's own table: a CLFORGE_TUNE the caller set (running the suite by
+// hand under table=nvidia, say) is set aside while they run.
 TEST(tuning, the_device_picks_its_table) {
   const env_guard device_table("table=auto");
   cf::context ctx = cf::context::create_default();
