@@ -72,8 +72,6 @@ namespace detail {
 CLFORGE_API void check_selection(const char* who, std::size_t in_size, std::size_t out_size,
                                  bool same);
 
-/// What a selection program needs besides the scan: how it was generated
-/// (lib/algorithms/selection.cpp).
 /// A selection's extra parameters, read from its predicate and parameter list alone (no build).
 struct selection_parameters {
   /// The extra parameters (the caller's; the scan also takes the input, output and count).
@@ -87,6 +85,8 @@ CLFORGE_API selection_parameters parse_selection_parameters(const char* who,
                                                             const std::string& predicate,
                                                             const std::string& extra_signature);
 
+/// What a selection program needs besides the scan: how it was generated
+/// (lib/algorithms/selection.cpp).
 struct selection_source {
   std::string arguments, input, output;
   scan_options options;
