@@ -15,6 +15,7 @@
 
 #include <clforge/clforge.hpp>
 
+#include "cache_lookups.hpp"
 #include "expect_error.hpp"
 #include "shared_device.hpp"
 #include "threads.hpp"
@@ -361,10 +362,6 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
   auto long_mask = cf::array<cl_uchar>::from_host(q(), std::vector<cl_uchar>(8, 1));
   auto every_other = long_mask.view(0, cf::slice_none, 2);
   const auto mask_arg = [&] { return cf::extra_args("global const uchar* mask", every_other); };
-  const auto builds = [] {  // every build asked of the cache, served from memory or not
-    const cf::cache_stats c = ctx().program_cache_stats();
-    return c.memory_hits + c.disk_hits + c.compiles;
-  };
   const auto refuse_views = [&] {
     EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "mask[i] != 0", mask_arg()),
                          {"copy_if: extra argument mask is an array view", "whole arrays"});
@@ -379,9 +376,9 @@ TEST(selection_extra_args, bad_extra_arguments_are_clear_errors) {
     SCOPED_TRACE(round);
     if (round == 0) refuse_views();
     if (round == 1) cf::tuning::set(ctx(), "scan", "group=64");
-    const std::size_t before = builds();
+    const std::size_t before = clforge_test::cache_lookups(ctx());
     refuse_views();
-    EXPECT_EQ(builds(), before);
+    EXPECT_EQ(clforge_test::cache_lookups(ctx()), before);
   }
   cf::tuning::reset(ctx());
   EXPECT_EQ(cf::copy_if(q(), in, out, "mask[i] != 0",
@@ -400,11 +397,7 @@ TEST(selection_extra_args, an_empty_input_still_checks_its_extra_arguments) {
   cf::queue other_q(other);
   auto foreign_mask = cf::array<cl_uchar>::from_host(other_q, std::vector<cl_uchar>(8, 1));
   const char* signature = "global const uchar* mask";
-  const auto builds = [] {
-    const cf::cache_stats c = ctx().program_cache_stats();
-    return c.memory_hits + c.disk_hits + c.compiles;
-  };
-  const std::size_t before = builds();
+  const std::size_t before = clforge_test::cache_lookups(ctx());
   EXPECT_CLFORGE_ERROR(cf::copy_if(q(), in, out, "mask[i] != 0",
                                    cf::extra_args(signature, mask.view(0, cf::slice_none, 2))),
                        {"copy_if: extra argument mask is an array view"});
@@ -424,7 +417,7 @@ TEST(selection_extra_args, an_empty_input_still_checks_its_extra_arguments) {
   // Valid calls return 0, the indexed mask longer than the (empty) input included.
   EXPECT_EQ(cf::copy_if(q(), in, out, "mask[i] != 0", cf::extra_args(signature, mask)), 0u);
   EXPECT_EQ(cf::partition(q(), in, out, "x > 0"), 0u);
-  EXPECT_EQ(builds(), before);
+  EXPECT_EQ(clforge_test::cache_lookups(ctx()), before);
 }
 
 // Another context's array (whole or a view) as an extra argument: the error names the function

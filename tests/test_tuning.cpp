@@ -13,6 +13,7 @@
 
 #include <clforge/clforge.hpp>
 
+#include "cache_lookups.hpp"
 #include "expect_error.hpp"
 #include "tune_env.hpp"
 #include "tuning/registry.hpp"
@@ -360,10 +361,7 @@ TEST(tuning, set_after_first_use_takes_effect) {
   // on the next call.
   auto f = cf::array<float>::from_host(q, std::vector<float>(n, 1.0f));
   EXPECT_EQ(cf::sum(q, f), float(n));
-  auto lookups = [&] {
-    const cf::cache_stats c = ctx.program_cache_stats();
-    return c.memory_hits + c.disk_hits + c.compiles;
-  };
+  auto lookups = [&] { return clforge_test::cache_lookups(ctx); };
   std::size_t before = lookups();
   EXPECT_EQ(cf::sum(q, f), float(n));
   EXPECT_EQ(lookups(), before);

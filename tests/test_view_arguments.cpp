@@ -11,6 +11,7 @@
 #include <clforge/algorithms/histogram.hpp>
 #include <clforge/clforge.hpp>
 
+#include "cache_lookups.hpp"
 #include "threads.hpp"
 
 namespace cf = clforge;
@@ -123,13 +124,8 @@ TEST_F(fixture, whole_array_calls_keep_their_kernel_and_variants_build_once) {
   cf::array<int> y(q, n);
   cf::elementwise_kernel copy(ctx, "global const int* x, global int* y", "y[i] = x[i]");
   EXPECT_EQ(copy.source().find("_view_"), std::string::npos);
-  const std::size_t before = ctx.program_cache_stats().compiles +
-                             ctx.program_cache_stats().memory_hits +
-                             ctx.program_cache_stats().disk_hits;
-  auto builds = [&] {
-    const cf::cache_stats s = ctx.program_cache_stats();
-    return s.compiles + s.memory_hits + s.disk_hits - before;
-  };
+  const std::size_t before = clforge_test::cache_lookups(ctx);
+  auto builds = [&] { return clforge_test::cache_lookups(ctx) - before; };
   copy(q, x, y);
   copy(q, x.view(0, 50), y.view(0, 50));  // a prefix is indexed as the array: no variant
   EXPECT_EQ(builds(), 0u);
