@@ -273,6 +273,15 @@ std::vector<T> values_at_the_edges(std::size_t bins, T lo, T hi, std::size_t ran
       }
     }
   for (T v : {std::numeric_limits<T>::quiet_NaN(), inf, -inf, lo, hi}) x.push_back(v);
+  // Far outside: estimates beyond the index type's range, whole bins below lo and above hi, the
+  // extremes of T.
+  using limits = std::numeric_limits<T>;
+  for (T v : {limits::max(), limits::lowest(), limits::min(), -limits::min(), limits::denorm_min(),
+              -limits::denorm_min(), T(0), -T(0)})
+    x.push_back(v);
+  for (T k : {T(1), T(2), T(3), T(1e3), T(1e10), T(1e30)})
+    for (T v : {lo - k * width, hi + k * width, lo - k * (hi - lo), hi + k * (hi - lo)})
+      x.push_back(v);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(double(lo) - 0.05 * (double(hi) - double(lo)),
                                            double(hi) + 0.05 * (double(hi) - double(lo)));
