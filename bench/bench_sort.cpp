@@ -121,6 +121,34 @@ run_fn clforge_histogram(std::size_t n) {
   };
 }
 
+// Where histogram_256_float's time goes, on the same data: the kernel of clforge::histogram alone
+// into counts zeroed once (its event: "clforge_kernel"; host clock around it and a finish:
+// "clforge_kernel_host"), and a kernel that only estimates the bin (no edge test for the values
+// near a border, so not numpy's bins: "estimate_kernel"). clforge minus clforge_kernel_host is
+// the call's own work (the counts array, its fill, the lookups); clforge_kernel_host minus
+// clforge_kernel the wait for the queue; clforge_kernel minus estimate_kernel the exact bins.
+enum class histogram_part { kernel, kernel_host, estimate };
+
+run_fn clforge_histogram_part(std::size_t n, histogram_part part) {
+  auto x = std::make_shared<cf::array<float>>(
+      cf::array<float>::from_host(queue(), random_floats(n, 31, -1.0f, 1.0f)));
+  auto counts = std::make_shared<cf::array<cl_uint>>(queue(), 256);
+  counts->fill(queue(), 0);
+  if (part == histogram_part::estimate) {
+    auto k = std::make_shared<cf::histogram_kernel>(ctx(), "global const float* x",
+                                                    "(int)((x[i] + 1.0f) * 128.0f)", 256);
+    return [x, counts, k, n] { return device_seconds(k->accumulate(queue(), *counts, n, *x)); };
+  }
+  return [x, counts, part] {
+    if (part == histogram_part::kernel)
+      return device_seconds(histogram_kernel_only(queue(), *counts, *x, 256, -1.0f, 1.0f));
+    return host_seconds([&] {
+      histogram_kernel_only(queue(), *counts, *x, 256, -1.0f, 1.0f);
+      queue().finish();
+    });
+  };
+}
+
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
 // LSD radix sort, 8-bit digits, keys (and values) ping-ponged between two buffers; 4 passes, so
 // the result ends in the input buffers.
@@ -224,6 +252,11 @@ void register_cases() {
   add_case(
       {"sort_by_key_uint32", "clforge", 8.0, [](std::size_t n) { return clforge_sort(n, true); }});
   add_case({"histogram_256_float", "clforge", 4.0, clforge_histogram});
+  for (const auto& [impl, part] : {std::pair{"clforge_kernel", histogram_part::kernel},
+                                   std::pair{"clforge_kernel_host", histogram_part::kernel_host},
+                                   std::pair{"estimate_kernel", histogram_part::estimate}})
+    add_case({"histogram_256_float", impl, 4.0,
+              [part = part](std::size_t n) { return clforge_histogram_part(n, part); }});
   // Both algorithms forced, whatever the device's default (compare them on one device).
   add_case({"sort_uint32", "clforge_onesweep", 4.0,
             [](std::size_t n) { return clforge_sort(n, false, cf::sort_algorithm::onesweep); }});

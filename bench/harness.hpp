@@ -75,6 +75,12 @@ std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo = -
 std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo = -100,
                                       std::int32_t hi = 100);
 
+/// The kernel of clforge::histogram(q, x, bins, lo, hi) alone (numpy's bins, the kernel built for
+/// q's context), adding x's counts into `counts`: its event. Where the call's time goes without
+/// the counts array it allocates, fills and returns.
+cf::event histogram_kernel_only(const cf::queue& q, cf::array<cl_uint>& counts,
+                                const cf::array<float>& x, std::size_t bins, float lo, float hi);
+
 /// Median and q-quantile (nearest rank) of a sample; empty samples are the caller's bug.
 double median_of(std::vector<double> v);
 double quantile_of(std::vector<double> v, double q);
