@@ -111,11 +111,9 @@ run_fn histogram_case(std::size_t n, const std::string& table) {
   auto x = std::make_shared<cf::array<float>>(
       cf::array<float>::from_host(s->q, random_floats(n, 44, 0.0f, 1.0f)));
   auto counts = std::make_shared<cf::array<cl_uint>>(s->q, 256);
-  cf::histogram_options o;
-  o.name = "tuned_histogram";
-  auto k = std::make_shared<cf::histogram_kernel>(s->ctx, "global const float* x",
-                                                  "(long)(x[i] * 256.0f)", 256, o);
-  return [s, x, counts, k, n] { return device_seconds(k->accumulate(s->q, *counts, n, *x)); };
+  return [s, x, counts] {
+    return device_seconds(histogram_kernel_only(s->q, *counts, *x, 256, 0.0f, 1.0f));
+  };
 }
 
 void register_cases() {

@@ -345,40 +345,49 @@ std::shared_ptr<const cl::Buffer> histogram_edges(const context& ctx, std::size_
   return store->tables.emplace(key, std::move(made)).first->second;
 }
 
+namespace {
+// clforge::histogram's kernel: values of `type` (float or double) counted in numpy's `bins`
+// equal-width bins over [lo, hi]; its arguments x, lo, hi, scale, margin, edges.
+histogram_kernel equal_width_kernel(const context& ctx, const std::string& type, std::size_t bins,
+                                    const std::string& name) {
+  histogram_options o;
+  o.name = name;
+  // The edges are not an array of n values.
+  o.check_array_lengths = false;
+  const std::string last = std::to_string(bins - 1);
+  // The bin below t = (x - lo) * scale <= bins (x within [lo, hi]) in 32 bits where it
+  // fits with room to spare: a 64-bit conversion costs a GPU several instructions.
+  const std::string index = bins <= (std::size_t(1) << 24) ? "int" : "long";
+  // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
+  // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
+  // rest of the work per value), moved down one below its lower edge or up one at or
+  // above its upper edge (not past the last bin, which holds hi). The edges are read only
+  // for estimates within `margin` of a bin border (histogram_margin), and without
+  // branches there: a table read for every value, or branches around the reads, made the
+  // pass twice as slow on a GPU (bench/results). The min keeps the reads in bounds and
+  // sends estimates at or past hi to the edge test.
+  o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
+               " hi, " + type + " scale, " + type + " margin, global const " + type +
+               "* edges) {\n" + "  if (!(x >= lo && x <= hi)) return -1;\n" + "  const " + type +
+               " t = (x - lo) * scale;\n" + "  const " + index + " b = min((" + index + ")t, " +
+               last + (index == "int" ? "" : "L") + ");\n" + "  const " + type + " f = t - (" +
+               type + ")b;\n" + "  if (f >= margin && f <= 1 - margin) return b;\n" +
+               "  return b - (x < edges[b]) + (b != " + last + " && x >= edges[b + 1]);\n}\n";
+  return histogram_kernel(ctx,
+                          "global const " + type + "* x, " + type + " lo, " + type + " hi, " +
+                              type + " scale, " + type + " margin, global const " + type +
+                              "* edges",
+                          "clforge_bin_of(x[i], lo, hi, scale, margin, edges)", bins, o);
+}
+}  // namespace
+
 const histogram_kernel& equal_width_histogram(const context& ctx, const std::string& type,
                                               std::size_t bins) {
   // Kept with the context, built with a handle that does not keep the context alive.
   const auto made = per_context_as<histogram_kernel>(
       ctx, "clforge.histograms", type + "|" + std::to_string(bins), [&] {
-        histogram_options o;
-        o.name = "histogram";
-        // The edges are not an array of n values.
-        o.check_array_lengths = false;
-        const std::string last = std::to_string(bins - 1);
-        // The bin below t = (x - lo) * scale <= bins (x within [lo, hi]) in 32 bits where it
-        // fits with room to spare: a 64-bit conversion costs a GPU several instructions.
-        const std::string index = bins <= (std::size_t(1) << 24) ? "int" : "long";
-        // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
-        // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
-        // rest of the work per value), moved down one below its lower edge or up one at or
-        // above its upper edge (not past the last bin, which holds hi). The edges are read only
-        // for estimates within `margin` of a bin border (histogram_margin), and without
-        // branches there: a table read for every value, or branches around the reads, made the
-        // pass twice as slow on a GPU (bench/results). The min keeps the reads in bounds and
-        // sends estimates at or past hi to the edge test.
-        o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
-                     " hi, " + type + " scale, " + type + " margin, global const " + type +
-                     "* edges) {\n" + "  if (!(x >= lo && x <= hi)) return -1;\n" + "  const " +
-                     type + " t = (x - lo) * scale;\n" + "  const " + index + " b = min((" + index +
-                     ")t, " + last + (index == "int" ? "" : "L") + ");\n" + "  const " + type +
-                     " f = t - (" + type + ")b;\n" +
-                     "  if (f >= margin && f <= 1 - margin) return b;\n" +
-                     "  return b - (x < edges[b]) + (b != " + last + " && x >= edges[b + 1]);\n}\n";
         return std::make_shared<histogram_kernel>(
-            weak_context(ctx),
-            "global const " + type + "* x, " + type + " lo, " + type + " hi, " + type + " scale, " +
-                type + " margin, global const " + type + "* edges",
-            "clforge_bin_of(x[i], lo, hi, scale, margin, edges)", bins, o);
+            equal_width_kernel(weak_context(ctx), type, bins, "histogram"));
       });
   return *made;  // the context holds it
 }
@@ -386,7 +395,7 @@ const histogram_kernel& equal_width_histogram(const context& ctx, const std::str
 }  // namespace detail
 }  // namespace clforge
 
-// ---- the tuner's workload: a 256-bin histogram of float32 values -----------------------------
+// ---- the tuner's workload: clforge::histogram of float32 values in 256 bins -----------------
 
 namespace clforge::detail {
 
@@ -399,6 +408,8 @@ struct histogram_data {
   array<float> x;
   array<cl_uint> counts;
   std::vector<cl_uint> expected;  // computed on the host
+  float margin = 0;               // clforge::histogram's arguments over [0, 1]
+  std::shared_ptr<const cl::Buffer> edges;
 };
 
 class histogram_trial final : public tuning_trial {
@@ -407,7 +418,9 @@ class histogram_trial final : public tuning_trial {
       : data_(std::move(data)), kernel_(std::move(k)) {}
   commands run(const queue& q) override {
     // Counts add up over runs; only check() reads them.
-    const event e = kernel_.accumulate(q, data_->counts, data_->n, data_->x);
+    const float scale = float(kWorkloadBins);
+    const event e = kernel_.accumulate(q, data_->counts, data_->n, data_->x, 0.0f, 1.0f, scale,
+                                       data_->margin, *data_->edges);
     return {e, e};
   }
   std::string check(const queue& q) override {
@@ -430,18 +443,21 @@ class histogram_workload final : public tuning_workload {
     const std::vector<float> x = tuning_floats(n, 6);
     data_->n = n;
     data_->expected.assign(kWorkloadBins, 0);
-    // The kernel's bin, (long)(x * 256.0f) in float, of x in [0, 1).
-    for (float v : x) ++data_->expected[static_cast<std::size_t>(v * float(kWorkloadBins))];
+    // numpy's bin of x over [0, 1]: its edges k / 256 are exact, so floor(x * 256), and 1 (which
+    // uniform_real_distribution can return) in the last bin.
+    for (float v : x)
+      ++data_->expected[std::min(static_cast<std::size_t>(v * float(kWorkloadBins)),
+                                 kWorkloadBins - 1)];
     data_->x = array<float>::from_host(q, x);
     data_->counts = array<cl_uint>(q, kWorkloadBins);
+    data_->margin = static_cast<float>(
+        histogram_margin(kWorkloadBins, 0.0, 1.0, double(kWorkloadBins), sizeof(float)));
+    data_->edges = histogram_edges(ctx_, kWorkloadBins, 0.0, 1.0, sizeof(float));
   }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("histogram", settings);
-    histogram_options o;
-    o.name = "tune_histogram";
     return std::make_unique<histogram_trial>(
-        data_,
-        histogram_kernel(ctx_, "global const float* x", "(long)(x[i] * 256.0f)", kWorkloadBins, o));
+        data_, equal_width_kernel(ctx_, "float", kWorkloadBins, "tune_histogram"));
   }
 
  private:
