@@ -78,11 +78,13 @@ const std::vector<table_text>& table_texts() {
             "match.any 256 x 16: 11.6). 40 keys is the most that fits 48 KB of local memory; "
             "key-value pairs fit 16. The up-front digit count with 16 groups per compute unit: "
             "6.86 ms against 7.17 with 4 (sort-rankings.md, call 16)"},
-           {"histogram", "group=256, groups_per_cu=32, local_bins=8192, unroll=8",
-            "measured on an NVIDIA H100 80GB HBM3, 2026-11-27 (bench/results/"
-            "NVIDIA-H100-80GB-HBM3-2026-11-27/histogram.md): histogram_256_float 2^28 with the "
-            "vector kernel 0.840-0.846x copy (before it 0.793-0.823, side by side); "
-            "groups_per_cu 16 / 64: 0.803 / 0.824; group 128: 0.73-0.75 (scalar kernel)"},
+           {"histogram", "group=256, groups_per_cu=16, local_bins=8192, unroll=4",
+            "measured on an NVIDIA H200, 2026-11-28 (bench/results/NVIDIA-H200-2026-11-28/"
+            "histogram.md): histogram_256_float 2^28, the kernel's event 298.8 and 299.1 us "
+            "against 310.4 and 311.2 with groups_per_cu=32, unroll=8; group 1024 or 512: 323.8-"
+            "336.5. On an NVIDIA H100 80GB HBM3, 2026-11-28 (bench/results/"
+            "NVIDIA-H100-80GB-HBM3-2026-11-28/histogram-unroll.md): the whole call 404.0 us "
+            "against 412.7-419.1 with groups_per_cu=32, unroll=8"},
            {"stencil", "group_x=64, group_y=4, group_z=1, march=16, run=1, window=1, tile=0",
             "not measured: written for the 7-point 3-D Jacobi on 512^3 floats (rows of 64 "
             "consecutive x per group, each work-item marching 16 z-planes with its z-neighbours "
