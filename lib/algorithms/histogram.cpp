@@ -358,20 +358,25 @@ histogram_kernel equal_width_kernel(const context& ctx, const std::string& type,
   // The bin below t = (x - lo) * scale <= bins (x within [lo, hi]) in 32 bits where it
   // fits with room to spare: a 64-bit conversion costs a GPU several instructions.
   const std::string index = bins <= (std::size_t(1) << 24) ? "int" : "long";
-  // numpy.histogram's rule: NaN fails both comparisons; the bin estimated in T as numpy
-  // does, (x - lo) * (bins / (hi - lo)) (a product: a division costs the GPU more than the
-  // rest of the work per value), moved down one below its lower edge or up one at or
-  // above its upper edge (not past the last bin, which holds hi). The edges are read only
-  // for estimates within `margin` of a bin border (histogram_margin), and without
-  // branches there: a table read for every value, or branches around the reads, made the
-  // pass twice as slow on a GPU (bench/results). The min keeps the reads in bounds and
-  // sends estimates at or past hi to the edge test.
+  // numpy.histogram's rule: the bin estimated in T as numpy does, (x - lo) * (bins / (hi -
+  // lo)) (a product: a division costs the GPU more than the rest of the work per value),
+  // moved down one below its lower edge or up one at or above its upper edge (not past
+  // the last bin, which holds hi). The edges are read only for estimates within `margin`
+  // of a bin border (histogram_margin), and without branches there: a table read for
+  // every value, or branches around the reads, made the pass twice as slow on a GPU
+  // (bench/results). The clamp to [-1, last] keeps the reads in bounds, sends estimates
+  // at or past hi to the edge test and gives every value a convertible estimate (NaN
+  // clamps to -1). No value outside [lo, hi] passes the margin test: below lo the
+  // fraction is at most 0, past hi it is more than 1 - margin (the estimate's error is
+  // within margin / 2), and NaN's fraction fails both comparisons. So the range is tested
+  // on the edge test's path only (a test on every value made the kernel slower on GPUs).
   o.preamble = "static inline long clforge_bin_of(" + type + " x, " + type + " lo, " + type +
                " hi, " + type + " scale, " + type + " margin, global const " + type +
-               "* edges) {\n" + "  if (!(x >= lo && x <= hi)) return -1;\n" + "  const " + type +
-               " t = (x - lo) * scale;\n" + "  const " + index + " b = min((" + index + ")t, " +
-               last + (index == "int" ? "" : "L") + ");\n" + "  const " + type + " f = t - (" +
-               type + ")b;\n" + "  if (f >= margin && f <= 1 - margin) return b;\n" +
+               "* edges) {\n" + "  const " + type + " t = (x - lo) * scale;\n" + "  const " +
+               index + " b = (" + index + ")clamp(t, (" + type + ")-1, (" + type + ")" + last +
+               ");\n" + "  const " + type + " f = t - (" + type + ")b;\n" +
+               "  if (f >= margin && f <= 1 - margin) return b;\n" +
+               "  if (!(x >= lo && x <= hi)) return -1;\n" +
                "  return b - (x < edges[b]) + (b != " + last + " && x >= edges[b + 1]);\n}\n";
   return histogram_kernel(ctx,
                           "global const " + type + "* x, " + type + " lo, " + type + " hi, " +
