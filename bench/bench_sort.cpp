@@ -125,8 +125,8 @@ run_fn clforge_histogram(std::size_t n) {
 // into counts zeroed once (its event: "clforge_kernel"; host clock around it and a finish:
 // "clforge_kernel_host"), and a kernel that only estimates the bin (no edge test for the values
 // near a border, so not numpy's bins: "estimate_kernel"). clforge minus clforge_kernel_host is
-// the call's own work (the counts array, its fill, the lookups); clforge_kernel_host minus
-// clforge_kernel the wait for the queue; clforge_kernel minus estimate_kernel the exact bins.
+// the call's own work (the counts array, its fill, the ordering after them); clforge_kernel_host
+// minus clforge_kernel the wait for the queue; clforge_kernel minus estimate_kernel the exact bins.
 enum class histogram_part { kernel, kernel_host, estimate };
 
 run_fn clforge_histogram_part(std::size_t n, histogram_part part) {
