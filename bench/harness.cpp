@@ -122,12 +122,9 @@ std::vector<float> random_floats(std::size_t n, std::uint32_t seed, float lo, fl
 
 cf::event histogram_kernel_only(const cf::queue& q, cf::array<cl_uint>& counts,
                                 const cf::array<float>& x, std::size_t bins, float lo, float hi) {
-  // clforge::histogram's arguments as detail::equal_width_counts makes them.
-  const float scale = static_cast<float>(bins) / static_cast<float>(double(hi) - double(lo));
-  const float margin = static_cast<float>(cf::detail::histogram_margin(bins, lo, hi, scale, 4));
-  const auto edges = cf::detail::histogram_edges(q.ctx(), bins, lo, hi, sizeof(float));
+  const auto a = cf::detail::equal_width_arguments_of(q.ctx(), bins, lo, hi);
   return cf::detail::equal_width_histogram(q.ctx(), "float", bins)
-      .accumulate(q, counts, x.size(), x, lo, hi, scale, margin, *edges);
+      .accumulate(q, counts, x.size(), x, lo, hi, a.scale, a.margin, *a.edges);
 }
 
 std::vector<std::int32_t> random_ints(std::size_t n, std::uint32_t seed, std::int32_t lo,

@@ -412,9 +412,8 @@ struct histogram_data {
   std::size_t n = 0;
   array<float> x;
   array<cl_uint> counts;
-  std::vector<cl_uint> expected;  // computed on the host
-  float margin = 0;               // clforge::histogram's arguments over [0, 1]
-  std::shared_ptr<const cl::Buffer> edges;
+  std::vector<cl_uint> expected;           // computed on the host
+  equal_width_arguments<float> arguments;  // clforge::histogram's over [0, 1]
 };
 
 class histogram_trial final : public tuning_trial {
@@ -423,9 +422,9 @@ class histogram_trial final : public tuning_trial {
       : data_(std::move(data)), kernel_(std::move(k)) {}
   commands run(const queue& q) override {
     // Counts add up over runs; only check() reads them.
-    const float scale = float(kWorkloadBins);
-    const event e = kernel_.accumulate(q, data_->counts, data_->n, data_->x, 0.0f, 1.0f, scale,
-                                       data_->margin, *data_->edges);
+    const equal_width_arguments<float>& a = data_->arguments;
+    const event e = kernel_.accumulate(q, data_->counts, data_->n, data_->x, 0.0f, 1.0f, a.scale,
+                                       a.margin, *a.edges);
     return {e, e};
   }
   std::string check(const queue& q) override {
@@ -455,9 +454,7 @@ class histogram_workload final : public tuning_workload {
                                  kWorkloadBins - 1)];
     data_->x = array<float>::from_host(q, x);
     data_->counts = array<cl_uint>(q, kWorkloadBins);
-    data_->margin = static_cast<float>(
-        histogram_margin(kWorkloadBins, 0.0, 1.0, double(kWorkloadBins), sizeof(float)));
-    data_->edges = histogram_edges(ctx_, kWorkloadBins, 0.0, 1.0, sizeof(float));
+    data_->arguments = equal_width_arguments_of(ctx_, kWorkloadBins, 0.f, 1.f);
   }
   std::unique_ptr<tuning_trial> make(const std::string& settings, const queue&) const override {
     candidate_scope scope("histogram", settings);

@@ -123,19 +123,32 @@ CLFORGE_API std::shared_ptr<const cl::Buffer> histogram_edges(const context& ctx
                                                               double lo, double hi,
                                                               std::size_t value_size);
 
-template <class T, class X>
-array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, T lo, T hi) {
+/// The bin function's arguments after x, lo and hi in histogram()'s kernel: numpy's scale
+/// (bins over hi - lo in double, then T), the margin and the edges, with histogram()'s checks.
+template <class T>
+struct equal_width_arguments {
+  T scale = 0, margin = 0;
+  std::shared_ptr<const cl::Buffer> edges;
+};
+template <class T>
+equal_width_arguments<T> equal_width_arguments_of(const context& ctx, std::size_t bins, T lo,
+                                                  T hi) {
   static_assert(std::is_floating_point_v<T>, "clforge::histogram: float or double values");
   check_histogram_range(bins, static_cast<double>(lo), static_cast<double>(hi));
-  // numpy's divisor: hi - lo in double, then T.
   const T width = static_cast<T>(static_cast<double>(hi) - static_cast<double>(lo));
   const T scale = static_cast<T>(bins) / width;
   check_histogram_scale(static_cast<double>(width), static_cast<double>(scale));
   const T margin =
       static_cast<T>(histogram_margin(bins, static_cast<double>(lo), static_cast<double>(hi),
                                       static_cast<double>(scale), sizeof(T)));
-  const auto edges = histogram_edges(q.ctx(), bins, lo, hi, sizeof(T));
-  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, scale, margin, *edges);
+  return {scale, margin, histogram_edges(ctx, bins, lo, hi, sizeof(T))};
+}
+
+template <class T, class X>
+array<cl_uint> equal_width_counts(const queue& q, const X& x, std::size_t bins, T lo, T hi) {
+  const equal_width_arguments<T> a = equal_width_arguments_of(q.ctx(), bins, lo, hi);
+  return equal_width_histogram(q.ctx(), type_name<T>(), bins)(q, x, lo, hi, a.scale, a.margin,
+                                                              *a.edges);
 }
 }  // namespace detail
 
