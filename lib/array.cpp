@@ -4,7 +4,14 @@
 // file that includes it.
 #include "clforge/array.hpp"
 
+#include "clforge/detail/signature.hpp"
+
 namespace clforge::detail {
+
+void require_array_context(const context& owner, const queue& q, const char* who,
+                           const char* what) {
+  if (owner) require_same_context(nullptr, owner.get(), q.ctx().get(), who, what);
+}
 
 std::size_t buffer_bytes(const cl::Buffer& buffer) {
   return translate_cl_errors([&] { return buffer.getInfo<CL_MEM_SIZE>(); }, "wrapping a buffer");

@@ -43,25 +43,38 @@ context context::wrap(cl_context existing, cl_device_id device) {
                  cl::Device(device, /*retainObject=*/true));
 }
 
+namespace {
+// An empty handle (default-constructed, or of a default-constructed or moved-from array) is a
+// clear error, not a null dereference.
+detail::context_state& state_of(const std::shared_ptr<detail::context_state>& state,
+                                const char* what) {
+  if (!state)
+    throw error(std::string("clforge::context::") + what +
+                ": an empty context handle (default-constructed or moved from); make one with "
+                "context::create_default, context::create or an array of a real context");
+  return *state;
+}
+}  // namespace
+
 const cl::Context& context::cl() const {
-  return state_->handle;
+  return state_of(state_, "cl").handle;
 }
 const cl::Device& context::device() const {
-  return state_->device;
+  return state_of(state_, "device").device;
 }
 const device_info& context::info() const {
-  return state_->info;
+  return state_of(state_, "info").info;
 }
 
 program context::build(const std::string& source, const std::string& options) const {
-  return state_->cache.build(source, options);
+  return state_of(state_, "build").cache.build(source, options);
 }
 
 cache_stats context::program_cache_stats() const {
-  return state_->cache.stats();
+  return state_of(state_, "program_cache_stats").cache.stats();
 }
 memory_pool& context::pool() const {
-  return *state_->pool;
+  return *state_of(state_, "pool").pool;
 }
 
 std::shared_ptr<void> context::attachment(

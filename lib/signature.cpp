@@ -250,7 +250,7 @@ argument_list::argument_list(std::string_view who, const std::vector<parameter>&
 
 void require_same_context(cl_mem mem, cl_context known, cl_context context, std::string_view who,
                           const std::string& argument) {
-  if (!mem || !context) return;
+  if (!context || (!mem && !known)) return;
   cl_context owner = known;
   if (!owner)
     check(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
@@ -264,7 +264,7 @@ void require_same_context(cl_mem mem, cl_context known, cl_context context, std:
 void argument_list::require_context(cl_context context) const {
   for (std::size_t i = 0; i < values_.size(); ++i) {
     const value& v = values_[i];
-    if (v.kind != value::how::memory || !v.mem) continue;
+    if (v.kind != value::how::memory || (!v.mem && !v.context)) continue;
     require_same_context(v.mem, v.context, context, who_,
                          "argument " + std::to_string(i + 1) + " (" + (*params_)[i].name + ")");
   }

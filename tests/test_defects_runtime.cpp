@@ -306,6 +306,74 @@ TEST(other_context, arrays_of_another_context_are_refused_before_enqueue) {
   EXPECT_EQ(cf::sum(q(), mine), 64.0f);
 }
 
+// An empty array has no buffer for a launch to check, and the calls launch nothing for it; its
+// context is still known, so every call refuses it as it refuses a non-empty one. A
+// default-constructed array (no context) is an empty input of any context.
+TEST(other_context, empty_arrays_of_another_context_are_refused_too) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  cf::array<float> foreign(other_q, 0), foreign_y(other_q, 0), mine(q(), 0);
+  cf::array<cl_uint> foreign_keys(other_q, 0);
+  cf::array<int> foreign_int(other_q, 0), mine_int(q(), 0);
+  cf::array<float> result(q(), 2);
+  const char* other_context = "belongs to another OpenCL context than the queue";
+  EXPECT_CLFORGE_ERROR(cf::sum(q(), foreign), {"clforge::sum: x", other_context});
+  EXPECT_CLFORGE_ERROR(cf::sum(q(), foreign, result), {"clforge::sum: x", other_context});
+  EXPECT_CLFORGE_ERROR(cf::dot(q(), mine, foreign_y), {"clforge::dot: y", other_context});
+  EXPECT_CLFORGE_ERROR(cf::max(q(), foreign, result), {"clforge::max: x", other_context});
+  EXPECT_CLFORGE_ERROR(cf::inclusive_scan(q(), foreign_int, mine_int),
+                       {"argument 1 (in)", other_context});
+  EXPECT_CLFORGE_ERROR(cf::copy_if(q(), mine, foreign, "x > 0"),
+                       {"copy_if: the output array", other_context});
+  EXPECT_CLFORGE_ERROR(cf::unique(q(), foreign, mine), {"unique: the input array", other_context});
+  EXPECT_CLFORGE_ERROR(cf::sort(q(), foreign_keys), {"sort: the keys array", other_context});
+  cf::array<float> values(q(), 0);
+  EXPECT_CLFORGE_ERROR(cf::sort_by_key(q(), foreign_keys, values),
+                       {"the keys array", other_context});
+  EXPECT_CLFORGE_ERROR(cf::histogram(q(), foreign, 4, 0.0f, 1.0f),
+                       {"argument 1 (x)", other_context});
+  EXPECT_CLFORGE_ERROR(cf::gather(q(), foreign_int, mine, mine),
+                       {"gather: the indices array", other_context});
+  EXPECT_CLFORGE_ERROR(cf::random::uniform(q(), foreign, 1), {"the array", other_context});
+  cf::elementwise_kernel copy(ctx(), "global const float* x, global float* y", "y[i] = x[i]");
+  EXPECT_CLFORGE_ERROR(copy(q(), foreign, mine), {"argument 1 (x)", other_context});
+  cf::reduction_kernel<float> total(ctx(), "global const float* x", "x[i]", "a + b", "0.0f");
+  EXPECT_CLFORGE_ERROR(total(q(), foreign), {"argument 1 (x)", other_context});
+  EXPECT_CLFORGE_ERROR(foreign.fill(q(), 1.0f), {"array::fill: the array", other_context});
+  EXPECT_CLFORGE_ERROR(foreign.to_host(q()), {"array::read: the array", other_context});
+  // On their own context the same calls are empty and fine.
+  EXPECT_EQ(cf::sum(other_q, foreign), 0.0f);
+  EXPECT_EQ(cf::copy_if(other_q, foreign, foreign_y, "x > 0"), 0u);
+  cf::sort(other_q, foreign_keys);
+
+  cf::array<float> none, none_out;
+  cf::array<cl_uint> no_keys;
+  EXPECT_EQ(cf::sum(q(), none), 0.0f);
+  EXPECT_EQ(cf::copy_if(q(), none, none_out, "x > 0"), 0u);
+  cf::sort(q(), no_keys);
+  cf::random::uniform(q(), none, 1);
+  EXPECT_TRUE(none.to_host(q()).empty());
+  EXPECT_CLFORGE_ERROR(none.ctx().info(), {"clforge::context::info", "empty context handle"});
+}
+
+// A non-empty array's own commands on another context's queue: the same message, not the
+// driver's CL_INVALID_CONTEXT.
+TEST(other_context, array_commands_name_the_array) {
+  cf::context other = cf::context::create_default();
+  cf::queue other_q(other);
+  auto foreign = cf::array<float>::from_host(other_q, std::vector<float>{1, 2, 3});
+  auto mine = cf::array<float>::from_host(q(), std::vector<float>{4, 5, 6});
+  const char* other_context = "belongs to another OpenCL context than the queue";
+  EXPECT_CLFORGE_ERROR(foreign.fill(q(), 0.0f), {"array::fill: the array", other_context});
+  EXPECT_CLFORGE_ERROR(foreign.to_host(q()), {"array::read: the array", other_context});
+  const float three[] = {0, 0, 0};
+  EXPECT_CLFORGE_ERROR(foreign.write(q(), three, 0, 3), {"array::write: the array", other_context});
+  EXPECT_CLFORGE_ERROR(foreign.clone(q()), {"array::copy_to: the source array", other_context});
+  EXPECT_CLFORGE_ERROR(mine.copy_to(q(), foreign), {"the destination array", other_context});
+  EXPECT_EQ(foreign.to_host(other_q), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(mine.to_host(q()), (std::vector<float>{4, 5, 6}));
+}
+
 // ---- kernel names and scalar ranges ----------------------------------------------------------
 
 TEST(kernel_names, names_longer_than_the_limit_are_refused) {

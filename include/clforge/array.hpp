@@ -28,6 +28,10 @@ namespace detail {
 inline void check_range(const char* what, std::size_t offset, std::size_t count, std::size_t size) {
   if (offset > size || count > size - offset) throw_range_error(what, offset, count, size);
 }
+/// Throws clforge::error unless an array of context `owner` (an empty handle: a moved-from
+/// array, which passes) may be used on `q`; `what` names the array in the message.
+CLFORGE_API void require_array_context(const context& owner, const queue& q, const char* who,
+                                       const char* what = "the array");
 CLFORGE_API std::shared_ptr<cl::Buffer> allocate_checked(const context& ctx, std::size_t count,
                                                          std::size_t element_size);
 // Byte-level buffer commands, compiled inside the library so that array<T> works whatever
@@ -187,12 +191,14 @@ class array {
   /// Non-blocking download; `dst` must stay valid until the event completes.
   event read_async(const queue& q, T* dst, std::size_t offset, std::size_t count) const {
     detail::check_range("array::read", offset, count, size_);
+    detail::require_array_context(ctx_, q, "array::read");
     if (count == 0) return {};
     return detail::enqueue_read_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), dst);
   }
   /// Non-blocking upload; `src` must stay valid until the event completes.
   event write_async(const queue& q, const T* src, std::size_t offset, std::size_t count) {
     detail::check_range("array::write", offset, count, size_);
+    detail::require_array_context(ctx_, q, "array::write");
     if (count == 0) return {};
     return detail::enqueue_write_bytes(q, *buffer_, offset * sizeof(T), count * sizeof(T), src);
   }
@@ -200,6 +206,7 @@ class array {
   event fill(const queue& q, const T& value, std::size_t offset = 0, std::size_t count = npos) {
     if (count == npos) count = offset <= size_ ? size_ - offset : 0;
     detail::check_range("array::fill", offset, count, size_);
+    detail::require_array_context(ctx_, q, "array::fill");
     if (count == 0) return {};
     return detail::enqueue_fill_bytes(q, *buffer_, &value, sizeof(T), offset * sizeof(T),
                                       count * sizeof(T));
@@ -210,6 +217,8 @@ class array {
     if (count == npos) count = src_offset <= size_ ? size_ - src_offset : 0;
     detail::check_range("array::copy_to (source)", src_offset, count, size_);
     detail::check_range("array::copy_to (destination)", dst_offset, count, dst.size_);
+    detail::require_array_context(ctx_, q, "array::copy_to", "the source array");
+    detail::require_array_context(dst.ctx_, q, "array::copy_to", "the destination array");
     if (count == 0) return {};
     return detail::enqueue_copy_bytes(q, *buffer_, *dst.buffer_, src_offset * sizeof(T),
                                       dst_offset * sizeof(T), count * sizeof(T));

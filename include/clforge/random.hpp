@@ -109,7 +109,7 @@ event generate(const char* who, const queue& q, array<T>& a, std::uint64_t seed,
                std::uint64_t offset, distribution d) {
   static_assert(clforge::detail::scalar_index<T>() >= 0,
                 "clforge::random: arrays of OpenCL scalar types (char .. ulong, float, double)");
-  clforge::detail::require_same_context(a.get(), a.ctx().get(), q.ctx().get(), who, "the array");
+  clforge::detail::require_array_context(a.ctx(), q, who);
   constexpr std::uint64_t per_block = sizeof(T) == 8 ? 2 : 4;
   const std::uint64_t n = a.size();
   if (n > std::numeric_limits<std::uint64_t>::max() - offset)

@@ -260,7 +260,7 @@ event elementwise_kernel::run(const queue& q, const detail::resolved_range& r,
                                                           s.options);
       }))
     return retuned->run(q, r, bound);
-  detail::check_lengths(bound, r, s.check_lengths);
+  detail::check_call(q, bound, r, s.check_lengths);
   if (r.count == 0) return {};
   if (bound.has_views()) {
     const std::string pattern = bound.view_pattern();

@@ -197,7 +197,7 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail
                                                         st.options);
       }))
     return retuned->add(q, counts, r, bound);
-  check_lengths(bound, r, st.check_lengths);
+  check_call(q, bound, r, st.check_lengths);
   if (r.count == 0) return {};
   if (bound.has_views()) {
     const std::string pattern = bound.view_pattern();

@@ -249,7 +249,7 @@ event radix_sort_kernel::run(const queue& q, const detail::argument_list& bound,
                     st.params[k].name + " " + std::to_string(lengths[k]));
   }
   // The arrays the key expression reads (the permuted ones were checked above, by name).
-  check_lengths(bound, r, st.options.check_array_lengths);
+  check_call(q, bound, r, st.options.check_array_lengths);
   if (r.count == 0) return {};
   // The kernels built at construction serve whole arrays, every index once, in order.
   const bool strided = !(r.first == 0 && r.step == 1 &&

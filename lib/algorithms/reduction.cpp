@@ -216,7 +216,7 @@ event reduction_engine::run(const queue& q, const resolved_range& r, const argum
         return std::make_shared<const reduction_engine>(q.ctx(), description_, options, what_);
       }))
     return rebuilt->run(q, r, args, result, want_event);
-  check_lengths(args, r, check_lengths_);
+  check_call(q, args, r, check_lengths_);
   if (args.has_views()) {
     const std::string pattern = args.view_pattern();
     auto variant = views.get(pattern, [&] {

@@ -204,7 +204,10 @@ scan_core::events scan_core::launch(const queue& q, std::size_t n,
       }))
     return retuned->launch(q, n, args);
   events out;
-  if (n == 0) return out;
+  if (n == 0) {
+    args.require_context(q.ctx().get());  // (a launch checks that)
+    return out;
+  }
   if (args.has_views()) {
     const std::string pattern = args.view_pattern();
     auto variant = e.views.get(pattern, [&] {

@@ -136,26 +136,29 @@ event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::s
   return last;
 }
 
+namespace {
 void check_sort_lengths(std::size_t keys, std::size_t values) {
   if (keys != values)
     throw error("sort_by_key: " + std::to_string(keys) + " keys but " + std::to_string(values) +
                 " values (they must have the same length)");
 }
+}  // namespace
 
 event radix_sort_ranges(const queue& q, const char* who, const sort_range& keys,
                         const sort_key_type& key, const sort_range* values, std::size_t value_size,
                         const sort_options& options) {
   if (values) check_sort_lengths(keys.n, values->n);
+  // Memory of another context is refused before anything is enqueued, empty arrays included.
+  require_same_context((*keys.buffer)(), keys.context, q.ctx().get(), who, "the keys array");
+  if (values)
+    require_same_context((*values->buffer)(), values->context, q.ctx().get(), who,
+                         "the values array");
   const bool any_view = keys.is_view || (values && values->is_view);
   if (!any_view || keys.n < 2)  // (fewer than two: radix_sort only checks the call)
     return radix_sort(q, who, *keys.buffer, keys.n, key, values ? values->buffer : nullptr,
                       value_size, options);
   if (values && (*keys.buffer)() == (*values->buffer)())
     throw error(std::string(who) + ": the keys and the values are views of one array");
-  // The views' own buffers are checked here: radix_sort sees the temporaries.
-  require_same_context((*keys.buffer)(), nullptr, q.ctx().get(), who, "the keys array");
-  if (values)
-    require_same_context((*values->buffer)(), nullptr, q.ctx().get(), who, "the values array");
   // A view's elements go to a contiguous temporary, are sorted there and go back.
   struct staged {
     queue_temporary temporary;

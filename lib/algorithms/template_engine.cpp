@@ -239,11 +239,13 @@ void order_point(const queue& q) {
           "clEnqueueBarrierWithWaitList");
 }
 
-void check_lengths(const argument_list& args, const resolved_range& r, bool enabled) {
-  if (enabled && r.count > 0)
+void check_call(const queue& q, const argument_list& args, const resolved_range& r,
+                bool check_lengths) {
+  if (check_lengths && r.count > 0)
     args.require_array_lengths(
         static_cast<std::size_t>(r.end_index),
         "the range of this call (largest index " + std::to_string(r.end_index - 1) + ")");
+  if (r.count == 0) args.require_context(q.ctx().get());
 }
 
 namespace {

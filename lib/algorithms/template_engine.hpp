@@ -245,8 +245,11 @@ struct template_state_of : template_state {
   }
 };
 
-/// Checks array lengths for a resolved range (when enabled).
-void check_lengths(const argument_list& args, const resolved_range& r, bool enabled);
+/// Checks a call's arguments before anything runs: array lengths for the resolved range (when
+/// `check_lengths`), and for an empty range, which launches nothing, that every array belongs to
+/// q's context (a launch's argument_list::set_on checks that otherwise).
+void check_call(const queue& q, const argument_list& args, const resolved_range& r,
+                bool check_lengths);
 /// A barrier on `q` when it runs commands out of order (queue::out_of_order); nothing otherwise.
 void order_point(const queue& q);
 

@@ -23,7 +23,9 @@
 // fast-math options, which would break the NaN rules and compensated sums.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -58,6 +60,21 @@ CLFORGE_API void run_builtin_to_host(const queue& q, const reduction_engine& eng
                                      const cl_mem* buffers, std::size_t buffer_count, std::size_t n,
                                      void* dst);
 [[noreturn]] CLFORGE_API void throw_builtin_error(const char* what, const std::string& detail);
+
+/// The buffers of a built-in's input arrays (x, then y), each refused unless it belongs to q's
+/// context, an empty array included (it has no buffer a launch could check).
+template <class... A>
+std::array<cl_mem, sizeof...(A)> builtin_inputs(const queue& q, const char* who, const A&... x) {
+  const char* names[] = {"x", "y"};
+  std::size_t k = 0;
+  const auto check = [&](const context& owner) {
+    if (owner && owner.get() != q.ctx().get())
+      require_array_context(owner, q, ("clforge::" + std::string(who)).c_str(), names[k]);
+    ++k;
+  };
+  (check(x.ctx()), ...);
+  return {x.get()...};
+}
 
 /// Index of T in detail::scalar_types (clforge/types.hpp), or -1.
 template <class T>
@@ -96,9 +113,9 @@ detail::sum_result_t<R, T> sum(const queue& q, const array<T>& x,
   const auto& engine = detail::builtin_engine(
       q.ctx(), detail::builtin_reduction::sum, detail::checked_scalar_index<T>(),
       detail::checked_scalar_index<Out>(), how == summation::compensated);
-  const cl_mem buffers[] = {x.get()};
+  const auto buffers = detail::builtin_inputs(q, "sum", x);
   Out value;
-  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), &value);
+  detail::run_builtin_to_host(q, engine, buffers.data(), 1, x.size(), &value);
   return value;
 }
 /// Sum of x into result[0], on the device.
@@ -108,8 +125,8 @@ event sum(const queue& q, const array<T>& x, array<R>& result, summation how = s
       q.ctx(), detail::builtin_reduction::sum, detail::checked_scalar_index<T>(),
       detail::checked_scalar_index<R>(), how == summation::compensated);
   if (result.empty()) detail::throw_builtin_error("sum", "the result array is empty");
-  const cl_mem buffers[] = {x.get()};
-  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
+  const auto buffers = detail::builtin_inputs(q, "sum", x);
+  return detail::run_builtin(q, engine, buffers.data(), 1, x.size(), result.buffer());
 }
 
 /// Sum of x[i] * y[i] in T; x and y must have the same length.
@@ -121,9 +138,9 @@ T dot(const queue& q, const array<T>& x, const array<T>& y, summation how = summ
   const auto& engine = detail::builtin_engine(
       q.ctx(), detail::builtin_reduction::dot, detail::checked_scalar_index<T>(),
       detail::checked_scalar_index<T>(), how == summation::compensated);
-  const cl_mem buffers[] = {x.get(), y.get()};
+  const auto buffers = detail::builtin_inputs(q, "dot", x, y);
   T value;
-  detail::run_builtin_to_host(q, engine, buffers, 2, x.size(), &value);
+  detail::run_builtin_to_host(q, engine, buffers.data(), 2, x.size(), &value);
   return value;
 }
 template <class T>
@@ -136,8 +153,8 @@ event dot(const queue& q, const array<T>& x, const array<T>& y, array<T>& result
   const auto& engine = detail::builtin_engine(
       q.ctx(), detail::builtin_reduction::dot, detail::checked_scalar_index<T>(),
       detail::checked_scalar_index<T>(), how == summation::compensated);
-  const cl_mem buffers[] = {x.get(), y.get()};
-  return detail::run_builtin(q, engine, buffers, 2, x.size(), result.buffer());
+  const auto buffers = detail::builtin_inputs(q, "dot", x, y);
+  return detail::run_builtin(q, engine, buffers.data(), 2, x.size(), result.buffer());
 }
 
 namespace detail {
@@ -146,9 +163,9 @@ T extremum(const queue& q, const array<T>& x, builtin_reduction op, const char* 
   if (x.empty()) throw_builtin_error(what, "the array is empty");
   const auto& engine =
       builtin_engine(q.ctx(), op, checked_scalar_index<T>(), checked_scalar_index<T>(), false);
-  const cl_mem buffers[] = {x.get()};
+  const auto buffers = builtin_inputs(q, what, x);
   T value;
-  run_builtin_to_host(q, engine, buffers, 1, x.size(), &value);
+  run_builtin_to_host(q, engine, buffers.data(), 1, x.size(), &value);
   return value;
 }
 template <class T>
@@ -157,8 +174,8 @@ event extremum_into(const queue& q, const array<T>& x, array<T>& result, builtin
   if (result.empty()) throw_builtin_error(what, "the result array is empty");
   const auto& engine =
       builtin_engine(q.ctx(), op, checked_scalar_index<T>(), checked_scalar_index<T>(), false);
-  const cl_mem buffers[] = {x.get()};
-  return run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
+  const auto buffers = builtin_inputs(q, what, x);
+  return run_builtin(q, engine, buffers.data(), 1, x.size(), result.buffer());
 }
 }  // namespace detail
 
@@ -187,9 +204,9 @@ std::pair<T, T> minmax(const queue& q, const array<T>& x) {
   const auto& engine = detail::builtin_engine(q.ctx(), detail::builtin_reduction::minmax,
                                               detail::checked_scalar_index<T>(),
                                               detail::checked_scalar_index<T>(), false);
-  const cl_mem buffers[] = {x.get()};
+  const auto buffers = detail::builtin_inputs(q, "minmax", x);
   T both[2];
-  detail::run_builtin_to_host(q, engine, buffers, 1, x.size(), both);
+  detail::run_builtin_to_host(q, engine, buffers.data(), 1, x.size(), both);
   return {both[0], both[1]};
 }
 /// {min, max} into result[0] and result[1] on the device (result needs 2 elements).
@@ -199,8 +216,8 @@ event minmax(const queue& q, const array<T>& x, array<T>& result) {
   const auto& engine = detail::builtin_engine(q.ctx(), detail::builtin_reduction::minmax,
                                               detail::checked_scalar_index<T>(),
                                               detail::checked_scalar_index<T>(), false);
-  const cl_mem buffers[] = {x.get()};
-  return detail::run_builtin(q, engine, buffers, 1, x.size(), result.buffer());
+  const auto buffers = detail::builtin_inputs(q, "minmax", x);
+  return detail::run_builtin(q, engine, buffers.data(), 1, x.size(), result.buffer());
 }
 
 }  // namespace clforge

@@ -175,11 +175,20 @@ std::size_t run_selection(const queue& q, const char* who, const array<T>& in, a
   return static_cast<std::size_t>(result);
 }
 
+/// A selection's input and output on q's context, empty or not.
+template <class T>
+void check_selection_contexts(const queue& q, const char* who, const array<T>& in,
+                              const array<T>& out) {
+  require_array_context(in.ctx(), q, who, "the input array");
+  require_array_context(out.ctx(), q, who, "the output array");
+}
+
 template <class T, class... Args>
 std::size_t select(const queue& q, const char* who, const array<T>& in, array<T>& out,
                    bool partition, const std::string& predicate, const std::string& preamble,
                    const std::string& extra_signature, const Args&... args) {
   check_selection(who, in.size(), out.size(), in.get() != nullptr && in.get() == out.get());
+  check_selection_contexts(q, who, in, out);
   if (in.size() == 0) {
     // Nothing to build or run; the arguments still get the errors of any other size (the
     // predicate is not compiled, so only its emptiness is checked).
@@ -304,6 +313,7 @@ std::size_t unique(const queue& q, const array<T>& in, array<T>& out) {
   static_assert(std::is_arithmetic_v<T>, "clforge::unique: scalar elements");
   detail::check_selection("unique", in.size(), out.size(),
                           in.get() != nullptr && in.get() == out.get());
+  detail::check_selection_contexts(q, "unique", in, out);
   if (in.size() == 0) return 0;
   if (in.size() <= 0xffffffffu) return detail::run_unique<T, cl_uint>(q, in, out);
   return detail::run_unique<T, cl_ulong>(q, in, out);
@@ -339,6 +349,9 @@ event gather(const queue& q, const array<I>& indices, const array<T>& src, array
                 std::to_string(dst.size()) + " elements");
   if (indices.size() > 0 && src.get() == dst.get())
     throw error("gather: the destination must be another array than the source");
+  detail::require_array_context(indices.ctx(), q, "gather", "the indices array");
+  detail::require_array_context(src.ctx(), q, "gather", "the source array");
+  detail::require_array_context(dst.ctx(), q, "gather", "the destination array");
   return detail::gather_scatter(q, false, indices.buffer(), sizeof(I), std::is_signed_v<I>,
                                 indices.size(), src.buffer(), src.size(), dst.buffer(), dst.size(),
                                 sizeof(T), check);
@@ -355,6 +368,9 @@ event scatter(const queue& q, const array<T>& src, const array<I>& indices, arra
                 std::to_string(indices.size()) + " indices (they must have the same length)");
   if (src.size() > 0 && src.get() == dst.get())
     throw error("scatter: the destination must be another array than the source");
+  detail::require_array_context(src.ctx(), q, "scatter", "the source array");
+  detail::require_array_context(indices.ctx(), q, "scatter", "the indices array");
+  detail::require_array_context(dst.ctx(), q, "scatter", "the destination array");
   return detail::gather_scatter(q, true, indices.buffer(), sizeof(I), std::is_signed_v<I>,
                                 indices.size(), src.buffer(), src.size(), dst.buffer(), dst.size(),
                                 sizeof(T), check);

@@ -144,14 +144,15 @@ struct sort_range {
   std::int64_t first, step;
   std::size_t n;
   bool is_view;
+  cl_context context;  // the array's, known even when it is empty (null: an empty handle)
 };
 template <class T>
 sort_range sort_range_of(const array<T>& a) {
-  return {&a.buffer(), 0, 1, a.size(), false};
+  return {&a.buffer(), 0, 1, a.size(), false, a.ctx() ? a.ctx().get() : nullptr};
 }
 template <class T>
 sort_range sort_range_of(const array_view<T>& v) {
-  return {&v.buffer(), v.first(), v.step(), v.size(), true};
+  return {&v.buffer(), v.first(), v.step(), v.size(), true, v.ctx() ? v.ctx().get() : nullptr};
 }
 
 /// radix_sort over arrays or views (lib/algorithms/sort.cpp): a view's elements are copied to a
@@ -159,8 +160,6 @@ sort_range sort_range_of(const array_view<T>& v) {
 CLFORGE_API event radix_sort_ranges(const queue& q, const char* who, const sort_range& keys,
                                     const sort_key_type& key, const sort_range* values,
                                     std::size_t value_size, const sort_options& options);
-/// Throws unless keys and values have one length.
-CLFORGE_API void check_sort_lengths(std::size_t keys, std::size_t values);
 
 template <class V>
 constexpr void check_sort_value() {
@@ -177,8 +176,8 @@ constexpr void check_sort_value() {
 /// Sorts `keys` in place, stably. Returns the event of the last command (empty for n < 2).
 template <class K>
 event sort(const queue& q, array<K>& keys, const sort_options& options = {}) {
-  return detail::radix_sort(q, "sort", keys.buffer(), keys.size(), detail::sort_key_of<K>(),
-                            nullptr, 0, options);
+  return detail::radix_sort_ranges(q, "sort", detail::sort_range_of(keys), detail::sort_key_of<K>(),
+                                   nullptr, 0, options);
 }
 template <class K>
 event sort(const queue& q, array<K>& keys, order direction) {
@@ -205,9 +204,9 @@ template <class K, class V>
 event sort_by_key(const queue& q, array<K>& keys, array<V>& values,
                   const sort_options& options = {}) {
   detail::check_sort_value<V>();
-  detail::check_sort_lengths(keys.size(), values.size());
-  return detail::radix_sort(q, "sort_by_key", keys.buffer(), keys.size(), detail::sort_key_of<K>(),
-                            &values.buffer(), sizeof(V), options);
+  const detail::sort_range vr = detail::sort_range_of(values);
+  return detail::radix_sort_ranges(q, "sort_by_key", detail::sort_range_of(keys),
+                                   detail::sort_key_of<K>(), &vr, sizeof(V), options);
 }
 template <class K, class V>
 event sort_by_key(const queue& q, array<K>& keys, array<V>& values, order direction) {

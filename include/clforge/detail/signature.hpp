@@ -97,7 +97,8 @@ captured_argument capture(const array<T>& a) {
   c.kind = captured_argument::what::array;
   c.type = type_traits<T>::name();
   c.mem = a.get();
-  if (c.mem) c.context = a.ctx().get();
+  // Known even for an empty array (no buffer), so that it too is refused on another context.
+  if (a.ctx()) c.context = a.ctx().get();
   c.length = a.size();
   return c;
 }
@@ -107,7 +108,7 @@ captured_argument capture(const array_view<T>& v) {
   c.kind = captured_argument::what::array;
   c.type = type_traits<T>::name();
   c.mem = v.get();
-  if (c.mem) c.context = v.ctx().get();
+  if (v.ctx()) c.context = v.ctx().get();
   c.length = v.size();
   // A view that starts at 0 with step 1 (or has no elements) is indexed like the array itself:
   // the whole-array kernel takes it, no variant is generated. One element needs no step.
@@ -217,7 +218,8 @@ class CLFORGE_API argument_list {
 };
 
 /// Throws unless `mem` (of an argument described by `argument`) belongs to `context`; `known` is
-/// the memory's context when the caller knows it (nullptr: ask the driver). Null memory passes.
+/// the memory's context when the caller knows it (nullptr: ask the driver). Null memory (an
+/// empty array) is checked by `known`, and passes without it.
 CLFORGE_API void require_same_context(cl_mem mem, cl_context known, cl_context context,
                                       std::string_view who, const std::string& argument);
 
