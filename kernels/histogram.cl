@@ -7,8 +7,9 @@
 //   CLFORGE_BINS        number of bins
 //   CLFORGE_GROUP       work-items per group
 //   CLFORGE_PRIVATISED  1: each group counts into local memory and adds its counts to the
-//                       result once (few bins); 0: every index adds to the result with a global
-//                       atomic (bins beyond the local memory a group may use)
+//                       call's sums once, the last group moves them to the result (few bins);
+//                       0: every index adds to the result with a global atomic (bins beyond the
+//                       local memory a group may use)
 //   CLFORGE_COPIES      privatised: copies of the group's counts
 //   CLFORGE_UNROLL      indices a work-item reads per round
 // The kernels are kernels/histogram_count.cl, rendered after this file twice: the one named
@@ -36,9 +37,16 @@ $preamble
 // The counts a group adds to (CLFORGE_COUNTS_START at its start, CLFORGE_COUNTS_END at its end):
 // privatised, several copies of them in local memory, which spread the atomics of neighbouring
 // work-items over different addresses when many elements fall into the same bin.
+// Privatised, a call is one launch: each group adds its counts to the sums (CLFORGE_BINS + 1
+// words per queue, zero between calls) and counts itself in at sums[CLFORGE_BINS]; the group
+// that finishes last moves the sums into the result (written, or added with clforge_overwrite
+// 0) and zeroes them again. So no command zeroes the result before the kernel.
 #if CLFORGE_PRIVATISED
+#define CLFORGE_COUNTS_PARAMETERS \
+  global uint *clforge_counts, global volatile uint *clforge_sums, uint clforge_overwrite
 #define CLFORGE_COUNTS_START                                                                    \
   local uint clforge_local[CLFORGE_COPIES * CLFORGE_BINS];                                      \
+  local int clforge_last;                                                                       \
   for (uint b = get_local_id(0); b < CLFORGE_COPIES * CLFORGE_BINS; b += CLFORGE_GROUP)         \
     clforge_local[b] = 0;                                                                       \
   local uint* clforge_mine = clforge_local + (get_local_id(0) % CLFORGE_COPIES) * CLFORGE_BINS; \
@@ -48,9 +56,24 @@ $preamble
   for (uint b = get_local_id(0); b < CLFORGE_BINS; b += CLFORGE_GROUP) {                       \
     uint c = 0;                                                                                \
     for (uint copy = 0; copy < CLFORGE_COPIES; ++copy) c += clforge_local[copy * CLFORGE_BINS + b]; \
-    if (c) atomic_add(&clforge_counts[b], c);                                                  \
+    if (c) atomic_add(&clforge_sums[b], c);                                                    \
+  }                                                                                            \
+  barrier(CLK_GLOBAL_MEM_FENCE);                                                               \
+  if (get_local_id(0) == 0) {                                                                  \
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's sums before its count */                   \
+    clforge_last = atomic_inc(&clforge_sums[CLFORGE_BINS]) == get_num_groups(0) - 1;           \
+  }                                                                                            \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+  if (clforge_last) {                                                                          \
+    mem_fence(CLK_GLOBAL_MEM_FENCE);                                                           \
+    for (uint b = get_local_id(0); b < CLFORGE_BINS; b += CLFORGE_GROUP) {                     \
+      const uint total = atomic_xchg(&clforge_sums[b], 0u);                                    \
+      clforge_counts[b] = clforge_overwrite ? total : clforge_counts[b] + total;               \
+    }                                                                                          \
+    if (get_local_id(0) == 0) atomic_xchg(&clforge_sums[CLFORGE_BINS], 0u);                    \
   }
 #else
+#define CLFORGE_COUNTS_PARAMETERS global uint* clforge_counts
 #define CLFORGE_COUNTS_START
 #define CLFORGE_COUNTS_END
 #endif

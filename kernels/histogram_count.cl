@@ -9,7 +9,7 @@
 #define CLFORGE_INDEX(k) $index
 __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 kernel void $name($user_parameters $range_parameters ulong n, ulong clforge_chunk,
-                  global uint* clforge_counts) {
+                  CLFORGE_COUNTS_PARAMETERS) {
   CLFORGE_COUNTS_START
   const ulong clforge_start = get_group_id(0) * clforge_chunk;
   const ulong clforge_end = min(n, clforge_start + clforge_chunk);

@@ -15,7 +15,7 @@ static inline long clforge_bin_at(const ulong i, const ulong n$lane_parameters$c
     if (clforge_bin >= 0 && clforge_bin < CLFORGE_BINS) CLFORGE_COUNT(clforge_bin); \
   }
 __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
-kernel void $name($user_parameters ulong n, ulong clforge_chunk, global uint* clforge_counts) {
+kernel void $name($user_parameters ulong n, ulong clforge_chunk, CLFORGE_COUNTS_PARAMETERS) {
   CLFORGE_COUNTS_START
   const ulong clforge_vectors = n / 4;
   const ulong clforge_start = get_group_id(0) * clforge_chunk;

@@ -397,6 +397,42 @@ TEST(histogram, threads_on_their_own_queues_count_numpys_bins) {
   EXPECT_EQ(thrown, std::vector<std::string>(kThreads));
 }
 
+// A privatised kernel's call is one launch: its groups add into per-queue sums, and the last one
+// writes the counts (whatever the pool's memory held) and zeroes the sums for the next call. One
+// kernel shared by threads on their own queues, calls and accumulates interleaved, counts of
+// memory that held junk just before, sizes 0, 1 and around a group's chunk.
+TEST(histogram_kernel, one_launch_per_call_from_threads_on_their_own_queues) {
+  cf::histogram_kernel top_bits(ctx(), "global const uint* x", "x[i] >> 26", 64);
+  ASSERT_TRUE(top_bits.privatised());
+  constexpr int kThreads = 3;
+  const std::vector<std::string> thrown = clforge_test::on_threads(kThreads, [&](int t) {
+    cf::queue mine(ctx());
+    std::mt19937 rng(unsigned(100 + t));
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(255), std::size_t(256),
+                          std::size_t(8191), std::size_t(8193), std::size_t(200003)}) {
+      std::vector<cl_uint> x(n);
+      for (cl_uint& v : x) v = rng();
+      std::vector<cl_uint> want(64, 0);
+      for (cl_uint v : x) ++want[v >> 26];
+      auto d_x = cf::array<cl_uint>::from_host(mine, x);
+      {
+        cf::array<cl_uint> junk(mine, 64);
+        junk.fill(mine, 0xdeadbeefu);
+        mine.finish();
+      }  // back to the pool: the counts below may get its memory
+      cf::array<cl_uint> counts = top_bits(mine, d_x);
+      if (counts.to_host(mine) != want)
+        throw std::runtime_error("n " + std::to_string(n) + ": counts differ");
+      top_bits.accumulate(mine, counts, n, d_x);
+      top_bits.accumulate(mine, counts, n, d_x);
+      for (cl_uint& w : want) w *= 3;
+      if (counts.to_host(mine) != want)
+        throw std::runtime_error("n " + std::to_string(n) + ": accumulated counts differ");
+    }
+  });
+  EXPECT_EQ(thrown, std::vector<std::string>(kThreads));
+}
+
 // numpy refuses bins narrower than the value type resolves (two edges equal): so does clforge.
 TEST(histogram, more_bins_than_the_range_resolves_is_a_clear_error) {
   auto x = cf::array<float>::from_host(q(), std::vector<float>{1.0f, 1.0000001f});

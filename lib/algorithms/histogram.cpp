@@ -173,14 +173,37 @@ const std::vector<detail::parameter>& histogram_kernel::parameters() const {
 array<cl_uint> histogram_kernel::count(const queue& q, const detail::resolved_range& r,
                                        const detail::argument_list& bound) const {
   array<cl_uint> counts(q, state_->bins);
-  counts.fill(q, 0);
-  detail::order_point(q);
-  add(q, counts, r, bound);
+  add(q, counts, r, bound, true);
   return counts;
 }
 
+namespace detail {
+namespace {
+// The sums a privatised histogram's groups add to on one queue (kernels/histogram.cl): bins
+// words and the count of finished groups, zeroed once; each launch leaves them zero.
+struct histogram_sums {
+  std::once_flag zeroed;
+  std::shared_ptr<cl::Buffer> buffer;
+};
+const cl::Buffer& sums_for(const queue& q, const std::shared_ptr<const histogram_state>& st) {
+  histogram_sums& s = per_queue<histogram_sums>(q, st);
+  std::call_once(s.zeroed, [&] {
+    const std::vector<cl_uint> zeros(st->bins + 1, 0);
+    s.buffer = q.ctx().pool().allocate(zeros.size() * sizeof(cl_uint));
+    translate_cl_errors(
+        [&] {
+          q.cl().enqueueWriteBuffer(*s.buffer, CL_TRUE, 0, zeros.size() * sizeof(cl_uint),
+                                    zeros.data());
+        },
+        "zeroing a histogram's sums");
+  });
+  return *s.buffer;
+}
+}  // namespace
+}  // namespace detail
+
 event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail::resolved_range& r,
-                            const detail::argument_list& bound) const {
+                            const detail::argument_list& bound, bool overwrite) const {
   using namespace detail;
   const histogram_state& st = *state_;
   if (q.ctx().identity() != st.ctx.identity())
@@ -196,8 +219,15 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail
         return std::make_shared<const histogram_kernel>(st.ctx, st.arguments, st.bin_expr, st.bins,
                                                         st.options);
       }))
-    return retuned->add(q, counts, r, bound);
+    return retuned->add(q, counts, r, bound, overwrite);
   check_call(q, bound, r, st.check_lengths);
+  // Counts written from scratch: a privatised kernel writes them in its launch, else they are
+  // zeroed first.
+  const bool zero_first = overwrite && (r.count == 0 || !st.privatised);
+  if (zero_first) {
+    counts.fill(q, 0, 0, st.bins);
+    order_point(q);
+  }
   if (r.count == 0) return {};
   if (bound.has_views()) {
     const std::string pattern = bound.view_pattern();
@@ -211,7 +241,7 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail
       return std::make_shared<const histogram_kernel>(st.ctx, v.arguments, v.snippets[0], st.bins,
                                                       o);
     });
-    return variant->add(q, counts, r, bound.expanding_views());
+    return variant->add(q, counts, r, bound.expanding_views(), overwrite && !zero_first);
   }
   // Each group a contiguous chunk of at least 32 elements per work-item: a group's fixed work
   // (clearing its local counts, adding them to the result with global atomics) pays off only
@@ -229,11 +259,17 @@ event histogram_kernel::add(const queue& q, array<cl_uint>& counts, const detail
   groups = std::max<std::size_t>(1, (units + chunk - 1) / chunk);
   const ndrange grid = ndrange(groups * st.group).with_local(st.group);
   order_point(q);
-  event e =
-      vector ? q.launch(st.k_vector, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
-      : contiguous ? q.launch(st.k, grid, bound, cl_ulong(n), cl_ulong(chunk), counts.buffer())
-                   : q.launch(st.k_strided, grid, bound, cl_ulong(r.first), cl_ulong(r.step),
-                              cl_ulong(n), cl_ulong(chunk), counts.buffer());
+  const auto launch = [&](const auto&... counts_arguments) {
+    return vector ? q.launch(st.k_vector, grid, bound, cl_ulong(n), cl_ulong(chunk),
+                             counts_arguments...)
+           : contiguous
+               ? q.launch(st.k, grid, bound, cl_ulong(n), cl_ulong(chunk), counts_arguments...)
+               : q.launch(st.k_strided, grid, bound, cl_ulong(r.first), cl_ulong(r.step),
+                          cl_ulong(n), cl_ulong(chunk), counts_arguments...);
+  };
+  event e = st.privatised ? launch(counts.buffer(), sums_for(q, state_),
+                                   cl_uint(overwrite && !zero_first ? 1 : 0))
+                          : launch(counts.buffer());
   order_point(q);
   return e;
 }

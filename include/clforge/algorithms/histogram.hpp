@@ -98,8 +98,10 @@ class CLFORGE_API histogram_kernel {
   }
   array<cl_uint> count(const queue& q, const detail::resolved_range& r,
                        const detail::argument_list& bound) const;
+  /// Adds the counts to `counts`, or with `overwrite` writes them there (its first bins()
+  /// elements; what they held before does not matter).
   event add(const queue& q, array<cl_uint>& counts, const detail::resolved_range& r,
-            const detail::argument_list& bound) const;
+            const detail::argument_list& bound, bool overwrite = false) const;
   std::shared_ptr<const detail::histogram_state> state_;
 };
 
