@@ -5,6 +5,7 @@
 
 #include "clforge/array.hpp"
 #include "clforge/error.hpp"
+#include "event_status.hpp"
 
 namespace clforge {
 
@@ -40,17 +41,6 @@ struct memory_pool::pooled_deleter {
     delete b;
   }
 };
-
-namespace {
-bool completed(const cl::Event& e) {
-  cl_int status = CL_QUEUED;
-  if (clGetEventInfo(e(), CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) !=
-      CL_SUCCESS)
-    return false;
-  // A negative status is a failed command: it no longer uses the buffer either.
-  return status == CL_COMPLETE || status < 0;
-}
-}  // namespace
 
 std::shared_ptr<cl::Buffer> memory_pool::allocate(std::size_t bytes) {
   return allocate_impl(bytes, nullptr);
@@ -100,7 +90,7 @@ std::shared_ptr<cl::Buffer> memory_pool::allocate_impl(std::size_t bytes,
         const bool usable =
             !k.fence() ||
             (in_order_queue && k.fence_queue == in_order_queue && k.fence_queue_in_order) ||
-            completed(k.fence);
+            detail::completed(k.fence);
         if (!usable) continue;
         buffer = std::move(k.buffer);
         list.erase(list.begin() + static_cast<std::ptrdiff_t>(j));

@@ -9,6 +9,9 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include "event_status.hpp"
 
 namespace clforge {
 
@@ -56,6 +59,13 @@ struct queue_state {
   cl::CommandQueue handle;
   std::mutex mutex;
   std::map<const void*, entry> attachments;  // by owner
+  // Values of owners gone, kept until `done` (a marker enqueued when their owner was found
+  // gone) completes: the owner's last commands on this queue may still use what they hold.
+  struct retired {
+    cl::Event done;
+    std::vector<std::shared_ptr<void>> values;
+  };
+  std::vector<retired> retired_values;
 
   explicit queue_state(cl::CommandQueue q) : handle(std::move(q)) {
     arm_exit_guard();
@@ -245,9 +255,32 @@ std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner
   auto& store = state_->attachments;
   auto found = store.find(owner.get());
   if (found != store.end() && !found->second.owner.expired()) return found->second.value;
-  // A new owner (or a new one at a freed owner's address): drop the entries of owners gone.
-  for (auto it = store.begin(); it != store.end();)
-    it = it->second.owner.expired() ? store.erase(it) : std::next(it);
+  // A new owner (or a new one at a freed owner's address): retire the entries of owners gone.
+  // Their values often hold pooled buffers, which would go straight back to the pool (and so to
+  // other queues) while the owner's last kernel on this queue may still use them.
+  auto& retired = state_->retired_values;
+  retired.erase(std::remove_if(retired.begin(), retired.end(),
+                               [](const detail::queue_state::retired& r) {
+                                 return detail::completed(r.done);
+                               }),
+                retired.end());
+  std::vector<std::shared_ptr<void>> gone;
+  for (auto it = store.begin(); it != store.end();) {
+    if (!it->second.owner.expired()) {
+      ++it;
+      continue;
+    }
+    gone.push_back(std::move(it->second.value));
+    it = store.erase(it);
+  }
+  if (!gone.empty()) {
+    // The marker completes once every command enqueued so far has (in order or not).
+    cl_event marker = nullptr;
+    if (clEnqueueMarkerWithWaitList(state_->handle(), 0, nullptr, &marker) == CL_SUCCESS && marker)
+      retired.push_back({cl::Event(marker), std::move(gone)});
+    else
+      clFinish(state_->handle());  // no marker: wait here, then drop them
+  }
   std::shared_ptr<void> made = make();
   store[owner.get()] = {owner, made};
   return made;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <clforge/clforge.hpp>
+#include <memory>
+#include <random>
+#include <vector>
 
 namespace cf = clforge;
 
@@ -83,4 +86,89 @@ TEST(interop, wraps_and_hands_back_raw_handles) {
   EXPECT_EQ(from_clhpp.cl()(), made.get());
   cf::program p(ctx.build("kernel void k(global int* x) { x[0] = 1; }").cl(), made.device());
   EXPECT_EQ(p.kernel("k").num_args(), 1u);
+}
+
+namespace {
+// Holds back every command enqueued on `q` after hold() until release() (a marker waiting for a
+// user event), so that what a test enqueues stays pending for as long as it needs.
+struct held_queue {
+  cf::queue q;
+  cl_event gate = nullptr;
+  explicit held_queue(const cf::context& ctx) : q(ctx) {}
+  void hold() {
+    cl_int err = CL_SUCCESS;
+    gate = clCreateUserEvent(q.ctx().get(), &err);
+    ASSERT_EQ(err, CL_SUCCESS);
+    ASSERT_EQ(clEnqueueMarkerWithWaitList(q.get(), 1, &gate, nullptr), CL_SUCCESS);
+  }
+  void release() {
+    if (!gate) return;
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    clReleaseEvent(gate);
+    gate = nullptr;
+  }
+  ~held_queue() { release(); }  // before q goes: its last handle waits for its commands
+};
+
+std::shared_ptr<void> nothing() {
+  return nullptr;
+}
+}  // namespace
+
+// Per-queue state (a scan's tile statuses, a one-launch reduction's counter, a histogram's sums)
+// holds pooled buffers; when its owner goes, its last kernels on the queue may still run, so the
+// pool must not hand those buffers to anyone before the queue has passed them.
+TEST(queue_attachment, values_of_owners_gone_reach_the_pool_after_the_queue_passed_them) {
+  cf::context ctx = cf::context::create_default();
+  cf::memory_pool& pool = ctx.pool();
+  held_queue held(ctx);
+  held.hold();
+  cl_mem scratch = nullptr;
+  auto owner = std::make_shared<int>(1);
+  held.q.attachment(owner, [&] {
+    auto buffer = pool.allocate(3000);
+    scratch = (*buffer)();
+    return std::static_pointer_cast<void>(std::make_shared<std::shared_ptr<cl::Buffer>>(buffer));
+  });
+  owner.reset();  // as if its kernel were still pending on the queue (it is held back)
+  auto next = std::make_shared<int>(2);
+  held.q.attachment(next, nothing);  // retires the value of the owner gone
+  {
+    auto other = pool.allocate(3000);
+    EXPECT_NE((*other)(), scratch) << "a buffer of pending commands was handed out again";
+  }
+  held.release();
+  held.q.finish();
+  auto third = std::make_shared<int>(3);
+  held.q.attachment(third, nothing);  // the marker has completed: the value goes
+  auto again = pool.allocate(3000);   // the newest kept buffer of the size class
+  EXPECT_EQ((*again)(), scratch) << "the retired value was not released";
+}
+
+TEST(queue_attachment, a_histogram_kernel_dropped_with_its_launch_pending_keeps_its_sums) {
+  cf::context ctx = cf::context::create_default();
+  cf::memory_pool& pool = ctx.pool();
+  std::mt19937 rng(7);
+  std::vector<cl_uint> host(100003);
+  for (cl_uint& v : host) v = static_cast<cl_uint>(rng());
+  std::vector<cl_uint> expected(256, 0);
+  for (cl_uint v : host) ++expected[v >> 24];
+
+  held_queue held(ctx);
+  auto x = cf::array<cl_uint>::from_host(held.q, host);
+  auto top_byte =
+      std::make_unique<cf::histogram_kernel>(ctx, "global const uint* x", "x[i] >> 24", 256);
+  EXPECT_EQ((*top_byte)(held.q, x).to_host(held.q), expected);  // its sums are made and zeroed
+  held.hold();
+  cf::array<cl_uint> pending = (*top_byte)(held.q, x);  // held back: still to run
+  const std::size_t kept = pool.stats().held_buffers;
+  top_byte.reset();
+  auto next = std::make_shared<int>(1);
+  held.q.attachment(next, nothing);  // retires the sums of the kernel gone
+  EXPECT_EQ(pool.stats().held_buffers, kept) << "the sums went back to the pool while in use";
+  held.release();
+  EXPECT_EQ(pending.to_host(held.q), expected);
+  auto third = std::make_shared<int>(2);
+  held.q.attachment(third, nothing);
+  EXPECT_EQ(pool.stats().held_buffers, kept + 1) << "the sums were not released";
 }

@@ -234,8 +234,9 @@ class CLFORGE_API queue {
   /// Per-queue state of a layer above (e.g. a scan's look-back tile statuses): made by `make`
   /// on the first call for `owner`, kept by this queue and its copies, and released with the
   /// last of them (which then waits for the queue's commands, as they may use what the
-  /// entries hold). An entry whose owner has gone is dropped when another is added, so the
-  /// store holds one entry per living owner.
+  /// entries hold). An entry whose owner has gone is retired when another is added, so the
+  /// store holds one entry per living owner; its value is released once every command enqueued
+  /// on the queue before then has completed (they may still use what it holds).
   std::shared_ptr<void> attachment(const std::shared_ptr<const void>& owner,
                                    const std::function<std::shared_ptr<void>()>& make) const;
 

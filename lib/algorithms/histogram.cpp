@@ -181,23 +181,8 @@ namespace detail {
 namespace {
 // The sums a privatised histogram's groups add to on one queue (kernels/histogram.cl): bins
 // words and the count of finished groups, zeroed once; each launch leaves them zero.
-struct histogram_sums {
-  std::once_flag zeroed;
-  std::shared_ptr<cl::Buffer> buffer;
-};
 const cl::Buffer& sums_for(const queue& q, const std::shared_ptr<const histogram_state>& st) {
-  histogram_sums& s = per_queue<histogram_sums>(q, st);
-  std::call_once(s.zeroed, [&] {
-    const std::vector<cl_uint> zeros(st->bins + 1, 0);
-    s.buffer = q.ctx().pool().allocate(zeros.size() * sizeof(cl_uint));
-    translate_cl_errors(
-        [&] {
-          q.cl().enqueueWriteBuffer(*s.buffer, CL_TRUE, 0, zeros.size() * sizeof(cl_uint),
-                                    zeros.data());
-        },
-        "zeroing a histogram's sums");
-  });
-  return *s.buffer;
+  return zeroed_words_per_queue(q, st, st->bins + 1, "a histogram's sums");
 }
 }  // namespace
 }  // namespace detail

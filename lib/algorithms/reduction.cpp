@@ -286,19 +286,7 @@ event reduction_engine::run_stages(const queue& q, const resolved_range& r,
 }
 
 const cl::Buffer& reduction_engine::counter_for(const queue& q) const {
-  struct counter {
-    std::once_flag zeroed;
-    std::shared_ptr<cl::Buffer> buffer;
-  };
-  counter& c = per_queue<counter>(q, shared_from_this());
-  std::call_once(c.zeroed, [&] {
-    c.buffer = q.ctx().pool().allocate(sizeof(cl_uint));
-    const cl_uint zero = 0;
-    translate_cl_errors(
-        [&] { q.cl().enqueueWriteBuffer(*c.buffer, CL_TRUE, 0, sizeof zero, &zero); },
-        "zeroing a reduction counter");
-  });
-  return *c.buffer;
+  return zeroed_words_per_queue(q, shared_from_this(), 1, "a reduction counter");
 }
 
 void reduction_engine::run_to_host(const queue& q, const resolved_range& r,

@@ -345,4 +345,23 @@ kernel_shape shape_of(const reduce_policy& p, unsigned vector_width) {
   return s;
 }
 
+const cl::Buffer& zeroed_words_per_queue(const queue& q, const std::shared_ptr<const void>& owner,
+                                         std::size_t words, const char* what) {
+  struct zeroed_words {
+    std::once_flag zeroed;
+    std::shared_ptr<cl::Buffer> buffer;
+  };
+  zeroed_words& z = per_queue<zeroed_words>(q, owner);
+  std::call_once(z.zeroed, [&] {
+    const std::vector<cl_uint> zeros(words, 0);
+    z.buffer = q.ctx().pool().allocate(words * sizeof(cl_uint));
+    translate_cl_errors(
+        [&] {
+          q.cl().enqueueWriteBuffer(*z.buffer, CL_TRUE, 0, words * sizeof(cl_uint), zeros.data());
+        },
+        std::string("zeroing ") + what);
+  });
+  return *z.buffer;
+}
+
 }  // namespace clforge::detail

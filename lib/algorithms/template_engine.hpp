@@ -270,4 +270,10 @@ T& per_queue(const queue& q, const std::shared_ptr<const void>& owner) {
       q.attachment(owner, [] { return std::static_pointer_cast<void>(std::make_shared<T>()); }));
 }
 
+/// `words` 32-bit words of `owner` on `q` (per_queue), zeroed once by a blocking write on first
+/// use: the counters and sums of one-launch kernels, which leave them zero again after each
+/// launch. `what` names them in an error ("a reduction counter").
+const cl::Buffer& zeroed_words_per_queue(const queue& q, const std::shared_ptr<const void>& owner,
+                                         std::size_t words, const char* what);
+
 }  // namespace clforge::detail
