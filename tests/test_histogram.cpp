@@ -526,3 +526,38 @@ TEST(histogram_kernel, vector_reads_count_every_length_and_lane) {
     }
   }
 }
+
+TEST(histogram_kernel, out_of_order_queue_keeps_calls_apart) {
+  // A privatised call is one launch that adds into sums kept per queue and leaves them zero; on
+  // an out-of-order queue barriers around each call keep two calls from sharing them. Many calls
+  // back to back (counts, then accumulate into the same counts), results read at the end.
+  auto made = clforge_test::out_of_order_queue(ctx());
+  if (!made) GTEST_SKIP() << "the device has no out-of-order queues";
+  cf::queue& ooo = *made;
+  cf::histogram_kernel top_byte(ctx(), "global const uint* x", "x[i] >> 24", 256);
+  ASSERT_TRUE(top_byte.privatised());
+  std::mt19937 rng(31);
+  std::vector<cf::array<cl_uint>> inputs;
+  std::vector<std::vector<cl_uint>> want;
+  for (std::size_t n : {1u, 255u, 8193u, 100003u}) {
+    std::vector<cl_uint> x(n);
+    for (cl_uint& v : x) v = rng();
+    std::vector<cl_uint> counts(256, 0);
+    for (cl_uint v : x) ++counts[v >> 24];
+    inputs.push_back(cf::array<cl_uint>::from_host(q(), x));
+    want.push_back(counts);
+  }
+  q().finish();
+  std::vector<cf::array<cl_uint>> results;
+  for (int j = 0; j < 24; ++j) results.push_back(top_byte(ooo, inputs[j % inputs.size()]));
+  for (int j = 0; j < 24; ++j) {
+    const cf::array<cl_uint>& x = inputs[j % inputs.size()];
+    top_byte.accumulate(ooo, results[j], x.size(), x);
+  }
+  ooo.finish();
+  for (std::size_t j = 0; j < results.size(); ++j) {
+    std::vector<cl_uint> twice = want[j % inputs.size()];
+    for (cl_uint& c : twice) c *= 2;
+    EXPECT_EQ(results[j].to_host(q()), twice) << "call " << j;
+  }
+}
