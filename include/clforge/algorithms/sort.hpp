@@ -132,7 +132,8 @@ constexpr sort_key_type sort_key_of() {
 CLFORGE_API std::string sort_path_for(const context& ctx, std::size_t value_size,
                                       const sort_options& options);
 
-/// The type-independent sort (lib/algorithms/sort.cpp). `values` is null for keys only.
+/// The type-independent sort (lib/algorithms/sort.cpp). `values` is null for keys only. The
+/// buffers belong to q's context (the caller checks: radix_sort_ranges does for arrays).
 CLFORGE_API event radix_sort(const queue& q, const char* who, const cl::Buffer& keys, std::size_t n,
                              const sort_key_type& key, const cl::Buffer* values,
                              std::size_t value_size, const sort_options& options);
