@@ -9,13 +9,18 @@
 
 #include <atomic>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <clforge/clforge.hpp>
 #include <clforge/detail/signature.hpp>
+
+#include "threads.hpp"
 
 namespace cf = clforge;
 namespace fs = std::filesystem;
@@ -269,4 +274,44 @@ TEST_F(concurrency, threads_share_generated_templates_and_their_view_variants) {
   for (std::thread& th : threads) th.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   EXPECT_EQ(failures.load(), 0);
+}
+
+// Kernel objects made and dropped for each call by threads that share one queue (and threads on
+// queues of their own): each new object's per-queue state (the one-launch reduction's counter,
+// the histogram's sums) is made while the state of objects gone, whose launches may still be
+// pending, is retired behind a marker on that queue (queue::attachment).
+TEST_F(concurrency, kernel_objects_dropped_per_call_on_a_shared_queue) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue shared(ctx);
+  const std::size_t n = 20011;
+  std::vector<cl_uint> host(n);
+  std::mt19937 rng(11);
+  for (cl_uint& v : host) v = static_cast<cl_uint>(rng());
+  cl_ulong total = 0;
+  std::vector<cl_uint> counts(256, 0);
+  for (cl_uint v : host) {
+    total += v >> 8;
+    ++counts[v >> 24];
+  }
+  auto x = cf::array<cl_uint>::from_host(shared, host);
+  shared.finish();
+  cf::reduction_options single;
+  single.shape = cf::kernel_shape::parse("gpu,local=64,single=1");
+  const auto thrown = clforge_test::on_threads(4, [&](int t) {
+    std::optional<cf::queue> own;
+    if (t == 3) own.emplace(ctx);
+    const cf::queue& q = own ? *own : shared;
+    for (int k = 0; k < 12; ++k) {
+      cf::reduction_kernel<cl_ulong> sum(ctx, "global const uint* x", "x[i] >> 8", "a + b", "0",
+                                         single);
+      if (sum(q, x) != total) throw std::runtime_error("sum " + std::to_string(k) + " differs");
+      auto top_byte =
+          std::make_unique<cf::histogram_kernel>(ctx, "global const uint* x", "x[i] >> 24", 256);
+      cf::array<cl_uint> pending = (*top_byte)(q, x);
+      top_byte.reset();  // its launch may still run
+      if (pending.to_host(q) != counts)
+        throw std::runtime_error("histogram " + std::to_string(k) + " differs");
+    }
+  });
+  for (const std::string& message : thrown) EXPECT_EQ(message, "");
 }
