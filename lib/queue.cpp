@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -248,22 +249,33 @@ queue queue::wrap(const context& ctx, cl_command_queue existing) {
   return queue(ctx, cl::CommandQueue(existing, /*retainObject=*/true));
 }
 
+namespace {
+// Moves the retired values whose marker has completed into `out`; the caller destroys them
+// after it unlocks.
+void sweep_retired(detail::queue_state& state, std::vector<detail::queue_state::retired>& out) {
+  auto& retired = state.retired_values;
+  auto still_pending = std::stable_partition(
+      retired.begin(), retired.end(),
+      [](const detail::queue_state::retired& r) { return !detail::completed(r.done); });
+  std::move(still_pending, retired.end(), std::back_inserter(out));
+  retired.erase(still_pending, retired.end());
+}
+}  // namespace
+
 std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner,
                                         const std::function<std::shared_ptr<void>()>& make) const {
   if (!state_) throw error("queue::attachment: an empty queue");
+  std::vector<detail::queue_state::retired> released;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(state_->mutex);
+  // Retired values go back as soon as a call finds their marker completed, not only when a new
+  // owner comes (a queue that keeps its owners would hold them until it goes).
+  if (!state_->retired_values.empty()) sweep_retired(*state_, released);
   auto& store = state_->attachments;
   auto found = store.find(owner.get());
   if (found != store.end() && !found->second.owner.expired()) return found->second.value;
   // A new owner (or a new one at a freed owner's address): retire the entries of owners gone.
   // Their values often hold pooled buffers, which would go straight back to the pool (and so to
   // other queues) while the owner's last kernel on this queue may still use them.
-  auto& retired = state_->retired_values;
-  retired.erase(std::remove_if(retired.begin(), retired.end(),
-                               [](const detail::queue_state::retired& r) {
-                                 return detail::completed(r.done);
-                               }),
-                retired.end());
   std::vector<std::shared_ptr<void>> gone;
   for (auto it = store.begin(); it != store.end();) {
     if (!it->second.owner.expired()) {
@@ -277,7 +289,7 @@ std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner
     // The marker completes once every command enqueued so far has (in order or not).
     cl_event marker = nullptr;
     if (clEnqueueMarkerWithWaitList(state_->handle(), 0, nullptr, &marker) == CL_SUCCESS && marker)
-      retired.push_back({cl::Event(marker), std::move(gone)});
+      state_->retired_values.push_back({cl::Event(marker), std::move(gone)});
     else
       clFinish(state_->handle());  // no marker: wait here, then drop them
   }
@@ -288,6 +300,12 @@ std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner
 
 void queue::finish() const {
   detail::check(clFinish(handle_()), "clFinish");
+  if (!state_) return;
+  // The retirement markers enqueued before have completed (not those other threads enqueued
+  // since: each is tested).
+  std::vector<detail::queue_state::retired> released;  // destroyed after the lock is released
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  sweep_retired(*state_, released);
 }
 void queue::flush() const {
   detail::check(clFlush(handle_()), "clFlush");

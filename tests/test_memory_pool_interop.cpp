@@ -145,6 +145,52 @@ TEST(queue_attachment, values_of_owners_gone_reach_the_pool_after_the_queue_pass
   EXPECT_EQ((*again)(), scratch) << "the retired value was not released";
 }
 
+// A retired value goes back at the first call that finds its marker completed: finish(), or
+// attachment() for an owner the queue already has (a queue whose owners all live on would
+// otherwise hold it until it goes).
+TEST(queue_attachment, retired_values_go_back_at_finish_and_at_a_known_owners_call) {
+  cf::context ctx = cf::context::create_default();
+  cf::memory_pool& pool = ctx.pool();
+  held_queue held(ctx);
+  auto living = std::make_shared<int>(0);
+  held.q.attachment(living, nothing);
+  // Retires a value holding a pooled buffer of `bytes` behind the held-back queue; returns it.
+  auto retire_one = [&](std::size_t bytes) {
+    held.hold();
+    cl_mem scratch = nullptr;
+    auto owner = std::make_shared<int>(1);
+    held.q.attachment(owner, [&] {
+      auto buffer = pool.allocate(bytes);
+      scratch = (*buffer)();
+      return std::static_pointer_cast<void>(std::make_shared<std::shared_ptr<cl::Buffer>>(buffer));
+    });
+    owner.reset();
+    auto next = std::make_shared<int>(2);
+    held.q.attachment(next, nothing);  // retires the value; `next` goes, the queue keeps `living`
+    return scratch;
+  };
+
+  cl_mem scratch = retire_one(5000);
+  held.release();
+  held.q.finish();
+  {
+    auto again = pool.allocate(5000);
+    EXPECT_EQ((*again)(), scratch) << "finish() did not release the retired value";
+  }
+
+  scratch = retire_one(7000);
+  held.q.attachment(living, nothing);  // the marker is still held back: the value stays
+  {
+    auto other = pool.allocate(7000);
+    EXPECT_NE((*other)(), scratch) << "a buffer of pending commands was handed out again";
+  }
+  held.release();
+  ASSERT_EQ(clFinish(held.q.get()), CL_SUCCESS);  // the queue passes the marker, unseen
+  held.q.attachment(living, nothing);             // an owner it has: the value goes
+  auto again = pool.allocate(7000);
+  EXPECT_EQ((*again)(), scratch) << "a known owner's call did not release the retired value";
+}
+
 TEST(queue_attachment, a_histogram_kernel_dropped_with_its_launch_pending_keeps_its_sums) {
   cf::context ctx = cf::context::create_default();
   cf::memory_pool& pool = ctx.pool();

@@ -226,7 +226,8 @@ class CLFORGE_API queue {
     return detail::enqueue_kernel(handle_, state, range, range.event);
   }
 
-  /// Blocks until every command on the queue has finished (clFinish).
+  /// Blocks until every command on the queue has finished (clFinish), then releases the
+  /// retired attachments (below) that waited for them.
   void finish() const;
   /// Submits the queued commands to the device (clFlush).
   void flush() const;
@@ -236,7 +237,8 @@ class CLFORGE_API queue {
   /// last of them (which then waits for the queue's commands, as they may use what the
   /// entries hold). An entry whose owner has gone is retired when another is added, so the
   /// store holds one entry per living owner; its value is released once every command enqueued
-  /// on the queue before then has completed (they may still use what it holds).
+  /// on the queue before then has completed (they may still use what it holds): at the first
+  /// call to attachment() or finish() that finds them completed.
   std::shared_ptr<void> attachment(const std::shared_ptr<const void>& owner,
                                    const std::function<std::shared_ptr<void>()>& make) const;
 
