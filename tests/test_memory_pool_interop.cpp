@@ -113,6 +113,23 @@ struct held_queue {
 std::shared_ptr<void> nothing() {
   return nullptr;
 }
+
+// Holds `held` back, gives an owner a value holding a pooled buffer of `bytes`, lets the owner
+// go and retires its value (another owner comes); returns the buffer.
+cl_mem retire_pooled_value(held_queue& held, cf::memory_pool& pool, std::size_t bytes) {
+  held.hold();
+  cl_mem scratch = nullptr;
+  auto owner = std::make_shared<int>(1);
+  held.q.attachment(owner, [&] {
+    auto buffer = pool.allocate(bytes);
+    scratch = (*buffer)();
+    return std::static_pointer_cast<void>(std::make_shared<std::shared_ptr<cl::Buffer>>(buffer));
+  });
+  owner.reset();  // as if its kernel were still pending on the queue (it is held back)
+  auto next = std::make_shared<int>(2);
+  held.q.attachment(next, nothing);  // retires the value of the owner gone
+  return scratch;
+}
 }  // namespace
 
 // Per-queue state (a scan's tile statuses, a one-launch reduction's counter, a histogram's sums)
@@ -122,17 +139,7 @@ TEST(queue_attachment, values_of_owners_gone_reach_the_pool_after_the_queue_pass
   cf::context ctx = cf::context::create_default();
   cf::memory_pool& pool = ctx.pool();
   held_queue held(ctx);
-  held.hold();
-  cl_mem scratch = nullptr;
-  auto owner = std::make_shared<int>(1);
-  held.q.attachment(owner, [&] {
-    auto buffer = pool.allocate(3000);
-    scratch = (*buffer)();
-    return std::static_pointer_cast<void>(std::make_shared<std::shared_ptr<cl::Buffer>>(buffer));
-  });
-  owner.reset();  // as if its kernel were still pending on the queue (it is held back)
-  auto next = std::make_shared<int>(2);
-  held.q.attachment(next, nothing);  // retires the value of the owner gone
+  const cl_mem scratch = retire_pooled_value(held, pool, 3000);
   {
     auto other = pool.allocate(3000);
     EXPECT_NE((*other)(), scratch) << "a buffer of pending commands was handed out again";
@@ -152,25 +159,10 @@ TEST(queue_attachment, retired_values_go_back_at_finish_and_at_a_known_owners_ca
   cf::context ctx = cf::context::create_default();
   cf::memory_pool& pool = ctx.pool();
   held_queue held(ctx);
-  auto living = std::make_shared<int>(0);
+  auto living = std::make_shared<int>(0);  // an owner the queue keeps throughout
   held.q.attachment(living, nothing);
-  // Retires a value holding a pooled buffer of `bytes` behind the held-back queue; returns it.
-  auto retire_one = [&](std::size_t bytes) {
-    held.hold();
-    cl_mem scratch = nullptr;
-    auto owner = std::make_shared<int>(1);
-    held.q.attachment(owner, [&] {
-      auto buffer = pool.allocate(bytes);
-      scratch = (*buffer)();
-      return std::static_pointer_cast<void>(std::make_shared<std::shared_ptr<cl::Buffer>>(buffer));
-    });
-    owner.reset();
-    auto next = std::make_shared<int>(2);
-    held.q.attachment(next, nothing);  // retires the value; `next` goes, the queue keeps `living`
-    return scratch;
-  };
 
-  cl_mem scratch = retire_one(5000);
+  cl_mem scratch = retire_pooled_value(held, pool, 5000);
   held.release();
   held.q.finish();
   {
@@ -178,7 +170,7 @@ TEST(queue_attachment, retired_values_go_back_at_finish_and_at_a_known_owners_ca
     EXPECT_EQ((*again)(), scratch) << "finish() did not release the retired value";
   }
 
-  scratch = retire_one(7000);
+  scratch = retire_pooled_value(held, pool, 7000);
   held.q.attachment(living, nothing);  // the marker is still held back: the value stays
   {
     auto other = pool.allocate(7000);
