@@ -123,6 +123,14 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 
   const uint clforge_lid = get_local_id(0);
   const uint clforge_tiles = (uint)((clforge_n + CLFORGE_TILE - 1) / CLFORGE_TILE);
+#if CLFORGE_PERSISTENT
+  // Zero, read in every round: the compiler cannot hoist a volatile load, so the tile's
+  // local-memory addresses, computed from the work-item's index plus this, are computed per
+  // round. Hoisted out of the loop they took several times the registers of the one-round kernel
+  // (bench/results/NVIDIA-H200-2026-11-28/scan-persistent-registers.md).
+  local volatile uint clforge_zero;
+  if (clforge_lid == 0) clforge_zero = 0;
+#endif
   if (clforge_lid == 0)
     clforge_lookback_first_tile(&clforge_tile_slot[0], clforge_counters, clforge_epoch);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -138,6 +146,7 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   // Without PERSISTENT there is no loop at all (a loop there measured slower on GPUs).
 #if CLFORGE_PERSISTENT
   for (uint clforge_round = 0;; ++clforge_round) {
+  const uint clforge_lid = get_local_id(0) + clforge_zero;  // this round's (see clforge_zero)
   const uint clforge_tile = clforge_tile_slot[clforge_round & 1u];
   if (clforge_tile >= clforge_tiles) break;  // the same for every work-item of the group
   if (clforge_lid == 0)
