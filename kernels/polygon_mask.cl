@@ -140,6 +140,10 @@ kernel void polygon_mask_pixel(global out_t* out, uint width, uint height, out_t
 // CLFORGE_GROUP edges at a time) and where each crossing's "left of the edge" prefix ends in the
 // segment, into local memory; a work-item then compares its pixels' x with those ends. Work per
 // pixel: a few integer operations per crossing of the row, not a float test per edge.
+// Rows outside a polygon's rows skip it, except one polygon whose edges the group tests in
+// parallel: a row outside finds no crossing anyway, and the test's load would begin every group's
+// critical path (bench/results/NVIDIA-H200-2026-11-29/polygon-row-test.md).
+#define SPAN_ROW_TEST (POLYGONS > 1 || !EDGES || CLFORGE_SERIAL)
 kernel __attribute__((reqd_work_group_size(CLFORGE_GROUP, 1, 1)))
 void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
                        EDGE_SPACE float4* table) {
@@ -159,8 +163,10 @@ void polygon_mask_span(global out_t* out, uint width, uint height, out_t value,
   int label[CLFORGE_PIXELS];  // pixel k of run r: label[r * RUN + k]
   for (int k = 0; k < CLFORGE_PIXELS; ++k) label[k] = 0;
   for (int p = 0; p < POLYGONS; ++p) {
+#if SPAN_ROW_TEST
     const int4 poly = POLY(p);
     if ((int)y < poly.z || (int)y >= poly.w) continue;  // the same for the whole group
+#endif
 #if PARITY_BITS
     uint parity[RUNS];  // bit k: the run's pixel k lies left of an odd number of crossings
     for (int r = 0; r < RUNS; ++r) parity[r] = 0;
