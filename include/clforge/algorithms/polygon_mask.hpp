@@ -16,8 +16,9 @@
 //
 // Code generation: the number of edges, the fill rule, the output type and what is stored are
 // baked into a generated kernel (edges in __constant memory when they fit, the edge loop
-// unrolled up to 64 edges); rows outside a polygon's bounding rows skip its edges; the program
-// comes from the cache on later calls of the same shape. CLFORGE_DUMP_SOURCE=1 prints it.
+// unrolled up to 64 edges); rows outside a polygon's bounding rows skip its edges (on GPUs, where
+// a group tests one polygon's edges side by side, only when there are several polygons); the
+// program comes from the cache on later calls of the same shape. CLFORGE_DUMP_SOURCE=1 prints it.
 #pragma once
 
 #include <cstddef>
