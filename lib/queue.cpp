@@ -288,10 +288,13 @@ std::shared_ptr<void> queue::attachment(const std::shared_ptr<const void>& owner
   if (!gone.empty()) {
     // The marker completes once every command enqueued so far has (in order or not).
     cl_event marker = nullptr;
-    if (clEnqueueMarkerWithWaitList(state_->handle(), 0, nullptr, &marker) == CL_SUCCESS && marker)
+    if (clEnqueueMarkerWithWaitList(state_->handle(), 0, nullptr, &marker) == CL_SUCCESS &&
+        marker) {
       state_->retired_values.push_back({cl::Event(marker), std::move(gone)});
-    else
-      clFinish(state_->handle());  // no marker: wait here, then drop them
+    } else {
+      clFinish(state_->handle());  // no marker: wait here, then drop them after the unlock
+      released.push_back({cl::Event(), std::move(gone)});
+    }
   }
   std::shared_ptr<void> made = make();
   store[owner.get()] = {owner, made};

@@ -1,13 +1,39 @@
 // SPDX-License-Identifier: MIT
 // The buffer pool (reuse by size class) and interop with code that already uses OpenCL.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <clforge/clforge.hpp>
+#include <functional>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace cf = clforge;
+
+// Markers fail while fail_markers is set (the driver's clEnqueueMarkerWithWaitList otherwise):
+// this program's definition comes before the OpenCL library's for clforge's calls too.
+namespace {
+std::atomic<bool> fail_markers{false};
+std::atomic<int> failed_markers{0};
+}  // namespace
+
+extern "C" CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue queue,
+                                                                       cl_uint count,
+                                                                       const cl_event* wait_list,
+                                                                       cl_event* event) {
+  using marker_fn = cl_int(CL_API_CALL*)(cl_command_queue, cl_uint, const cl_event*, cl_event*);
+  static const auto driver =
+      reinterpret_cast<marker_fn>(dlsym(RTLD_NEXT, "clEnqueueMarkerWithWaitList"));
+  if (fail_markers || !driver) {
+    ++failed_markers;
+    return CL_OUT_OF_RESOURCES;
+  }
+  return driver(queue, count, wait_list, event);
+}
 
 TEST(memory_pool, size_classes) {
   EXPECT_EQ(cf::memory_pool::size_class(0), 0u);
@@ -209,4 +235,48 @@ TEST(queue_attachment, a_histogram_kernel_dropped_with_its_launch_pending_keeps_
   auto third = std::make_shared<int>(2);
   held.q.attachment(third, nothing);
   EXPECT_EQ(pool.stats().held_buffers, kept + 1) << "the sums were not released";
+}
+
+// Without a marker (the driver refuses one) attachment() waits for the queue and drops the values
+// of owners gone itself, after it has let go of the queue's lock: their destructors may use the
+// queue (here: another thread's attachment() call, which must not wait for this one).
+TEST(queue_attachment, without_a_marker_the_values_of_owners_gone_go_after_the_lock) {
+  cf::context ctx = cf::context::create_default();
+  cf::queue q(ctx);
+  auto living = std::make_shared<int>(0);
+  q.attachment(living, nothing);
+  struct on_destroy {
+    std::function<void()> call;
+    ~on_destroy() {
+      if (call) call();
+    }
+  };
+  std::atomic<bool> destroyed{false}, other_done{false}, other_done_in_destructor{false};
+  std::thread other;
+  auto owner = std::make_shared<int>(1);
+  q.attachment(owner, [&] {
+    auto value = std::make_shared<on_destroy>();
+    value->call = [&] {
+      destroyed = true;
+      other = std::thread([&] {
+        q.attachment(living, nothing);
+        other_done = true;
+      });
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (!other_done && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      other_done_in_destructor = other_done.load();
+    };
+    return std::static_pointer_cast<void>(value);
+  });
+  owner.reset();
+  fail_markers = true;
+  auto next = std::make_shared<int>(2);
+  q.attachment(next, nothing);  // retires the value of the owner gone, without a marker
+  fail_markers = false;
+  EXPECT_GT(failed_markers.load(), 0) << "no marker was refused";
+  EXPECT_TRUE(destroyed) << "the value of the owner gone was kept";
+  if (other.joinable()) other.join();
+  EXPECT_TRUE(other_done_in_destructor)
+      << "the value was destroyed while attachment() held the queue's lock";
 }
