@@ -359,9 +359,9 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #if CLFORGE_VECTOR_OUT
   if (clforge_full) {
     global clforge_t4* clforge_to = (global clforge_t4*)($vector_output + clforge_base);
-    // Unrolled in pairs only: unrolled whole, the compiler reads all the work-item's values from
-    // local memory before the first store, and the registers that takes leave room for fewer
-    // groups per compute unit, so fewer tiles in flight while groups wait for their prefixes.
+    // Unrolled in pairs only: unrolled whole, this loop measured slower on an H200 whether the
+    // kernel's register count (so its groups per compute unit) changed with it or not
+    // (bench/results/NVIDIA-H200-2026-11-29/scan-output-unroll.md).
 #pragma unroll 2
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS / 4; ++clforge_j) {
       const uint clforge_x4 = clforge_j * CLFORGE_GROUP + clforge_lid;
