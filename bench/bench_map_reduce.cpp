@@ -6,9 +6,11 @@
 //   openmp       an OpenMP loop on the host (CPU devices only: it competes for the same cores)
 // saxpy is timed by the kernel's profiling event. sum is timed on the host clock from the
 // first enqueue until the result is in host memory, for every impl alike; sum/clforge_device is
-// the same reduction (the shape clforge picks) with its result left on the device, timed on the
-// device clock from a marker enqueued before it to the end of its last command: the measure of
-// peers timed by events around the call (bench/peer_reduce_scan.py: CUB's DeviceReduce).
+// clforge::sum with its result left on the device (the overload that returns an event), timed on
+// the device clock from a marker enqueued before it to the end of its last command: the measure
+// of peers timed by events around the call (bench/peer_reduce_scan.py: CUB's DeviceReduce).
+// sum/clforge_device_last times the last command alone: for a reduction in one launch, the same
+// span without the marker, whose profiling start OpenCL leaves to the driver.
 //
 // CLFORGE_BENCH_SHAPES="gpu;gpu,unroll=8;cpu" adds one "clforge:<shape>" impl per listed shape
 // (kernel_shape::parse grammar), to compare shapes in one run; "saxpy:<shape>" or "sum:<shape>"
@@ -170,18 +172,20 @@ run_fn clforge_sum(std::size_t n, cf::kernel_shape shape, bool automatic) {
   };
 }
 
-run_fn clforge_sum_device(std::size_t n) {
+// cf::sum's device-result form (the same built-in as the host-result row) on the device clock:
+// from a marker enqueued before the call (with_marker) or from the start of the call's last
+// command (a single-launch reduction's whole time: the marker's cross-check) to its end.
+run_fn clforge_sum_device(std::size_t n, bool with_marker) {
   auto x =
       std::make_shared<cf::array<float>>(cf::array<float>::from_host(queue(), random_floats(n, 3)));
-  auto k = std::make_shared<cf::reduction_kernel<float>>(ctx(), "global const float* x", "x[i]",
-                                                         "a + b", "0.0f");
   auto result = std::make_shared<cf::array<float>>(queue(), 1);
-  return [x, k, result] {
+  return [x, result, with_marker] {
+    if (!with_marker) return device_seconds(cf::sum(queue(), *x, *result));
     cl_event m = nullptr;
     check(clEnqueueMarkerWithWaitList(queue().get(), 0, nullptr, &m),
           "clEnqueueMarkerWithWaitList");
     const cf::event before{cl::Event(m)};
-    const cf::event last = k->into(queue(), *result, *x);
+    const cf::event last = cf::sum(queue(), *x, *result);
     return device_seconds(before, last);
   };
 }
@@ -264,7 +268,10 @@ void register_cases() {
             [](std::size_t n) { return handwritten_saxpy(n, true); }});
   add_case({"sum", "clforge", 4.0,
             [](std::size_t n) { return clforge_sum(n, cf::kernel_shape{}, true); }});
-  add_case({"sum", "clforge_device", 4.0, clforge_sum_device});
+  add_case(
+      {"sum", "clforge_device", 4.0, [](std::size_t n) { return clforge_sum_device(n, true); }});
+  add_case({"sum", "clforge_device_last", 4.0,
+            [](std::size_t n) { return clforge_sum_device(n, false); }});
   add_case({"sum", "handwritten", 4.0, handwritten_sum});
 #ifdef CLFORGE_BENCH_HAVE_OPENMP
   add_case({"saxpy", "openmp", 12.0, openmp_saxpy, {}, true});

@@ -12,31 +12,8 @@ Prints the median time and GB/s (4 bytes written per number) of each; compare wi
 philox_uniform/clforge in clforge-bench's table (same n) on the same device.
 """
 import argparse
-import statistics
 
-
-def time_cuda(fn, repeats, start_event, end_event, synchronize):
-    fn()  # warm-up (plan creation, first launch)
-    synchronize()
-    times = []
-    for _ in range(repeats):
-        start = start_event()
-        end = end_event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start_elapsed(start, end) * 1e-3)
-    return statistics.median(times)
-
-
-def start_elapsed(start, end):
-    # CuPy: cupy.cuda.get_elapsed_time(start, end); torch: start.elapsed_time(end). Both in ms.
-    if hasattr(start, "elapsed_time"):
-        return start.elapsed_time(end)
-    import cupy
-
-    return cupy.cuda.get_elapsed_time(start, end)
+from peer_cuda import median_time
 
 
 def report(name, seconds, n):
@@ -49,18 +26,16 @@ def run_cupy(n, repeats):
     gen = cupy.random.Generator(cupy.random.Philox4x3210(seed=2026))
     out = cupy.empty(n, dtype=cupy.float32)
     src = cupy.zeros(n, dtype=cupy.float32)
-    ev = cupy.cuda.Event
-    sync = cupy.cuda.Device().synchronize
-    t = time_cuda(lambda: gen.random(n, dtype=cupy.float32, out=out), repeats, ev, ev, sync)
+    t = median_time(cupy, lambda: gen.random(n, dtype=cupy.float32, out=out), repeats)
     report("cupy Philox4x3210 random()", t, n)
     # cuRAND's own host API (generate_uniform into an existing buffer)
     from cupy.cuda import curand
 
     g = curand.createGenerator(curand.CURAND_RNG_PSEUDO_PHILOX4_32_10)
     curand.setPseudoRandomGeneratorSeed(g, 2026)
-    t = time_cuda(lambda: curand.generateUniform(g, out.data.ptr, n), repeats, ev, ev, sync)
+    t = median_time(cupy, lambda: curand.generateUniform(g, out.data.ptr, n), repeats)
     report("curand generateUniform (Philox)", t, n)
-    t = time_cuda(lambda: out.__setitem__(slice(None), src), repeats, ev, ev, sync)
+    t = median_time(cupy, lambda: out.__setitem__(slice(None), src), repeats)
     report("cupy device copy (write ref.)", t, n)
 
 
@@ -72,8 +47,7 @@ def run_torch(n, repeats):
         return
     torch.manual_seed(2026)
     out = torch.empty(n, dtype=torch.float32, device="cuda")
-    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
-    t = time_cuda(lambda: out.uniform_(), repeats, ev, ev, torch.cuda.synchronize)
+    t = median_time(torch, lambda: out.uniform_(), repeats)
     report("torch uniform_ (Philox)", t, n)
 
 

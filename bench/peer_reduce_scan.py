@@ -17,22 +17,18 @@ Results that reach the host (sum, the kept count) are synchronised inside the ti
 where the peer's API returns them to the host; a device scalar is not read back.
 
 Usage: python3 bench/peer_reduce_scan.py [--log2 28] [--repetitions 30] [--only TEXT]
-(--only: the cases whose name contains TEXT, e.g. "sum"; the device copies always run)
+(--only: the cases whose name contains TEXT, e.g. "sum float" for the sums alone, where "sum"
+also picks the cumsums; the device copies always run; the other cases allocate nothing)
 """
 import argparse
 import os
-import statistics
 import sys
 
-# Before cupy's import: its reductions, scans and histograms then run through CUB.
+# Before cupy's import: the calls CuPy routes to CUB then run there. That the whole-array sum
+# does was checked (bench/results/NVIDIA-H200-2026-12-04); the other cases were not.
 os.environ.setdefault("CUPY_ACCELERATORS", "cub")
 
-
-ONLY = ""
-
-
-def wanted(name):
-    return ONLY in name or "device copy" in name
+from peer_cuda import median_time  # noqa: E402
 
 
 def report(name, n, seconds, bytes_per_element):
@@ -40,71 +36,63 @@ def report(name, n, seconds, bytes_per_element):
           f"{n * bytes_per_element / seconds / 1e9:8.1f} GB/s", flush=True)
 
 
-def median_time(fn, repetitions, event, synchronize, elapsed):
-    times = []
-    for r in range(repetitions + 2):
-        synchronize()
-        start, end = event(), event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        if r >= 2:  # two warm-ups
-            times.append(elapsed(start, end))
-    return statistics.median(times)
+def run_cases(lib, n, repetitions, only, cases):
+    """Times each case (name, bytes per element, make, call) whose name contains `only` (the
+    device copies always): make() builds its inputs, call(inputs) is timed; inputs are freed
+    before the next case's are made, so skipped cases allocate nothing."""
+    for name, bytes_per_element, make, call in cases:
+        if only not in name and "device copy" not in name:
+            continue
+        inputs = make()
+        seconds = median_time(lib, lambda: call(inputs), repetitions)
+        inputs = None  # freed before the next case's inputs are made
+        report(name, n, seconds, bytes_per_element)
 
 
-def run_torch(n, repetitions, torch):
-    def timed(name, fn, bytes_per_element):
-        if wanted(name):
-            report(name, n, median_time(fn, repetitions,
-                                        lambda: torch.cuda.Event(enable_timing=True),
-                                        torch.cuda.synchronize,
-                                        lambda s, e: s.elapsed_time(e) * 1e-3), bytes_per_element)
-
+def run_torch(n, repetitions, only, torch):
     g = torch.Generator(device="cuda").manual_seed(7)
-    x = torch.rand(n, dtype=torch.float32, device="cuda", generator=g)
-    y = torch.empty_like(x)
-    timed("torch copy_ (device copy)", lambda: y.copy_(x), 8)
-    timed("torch.sum float32", lambda: torch.sum(x), 4)
-    del y
-    ints = torch.randint(-100, 101, (n,), dtype=torch.int32, device="cuda", generator=g)
-    out = torch.empty_like(ints)
-    timed("torch.cumsum int32 (out=, dtype int32)",
-          lambda: torch.cumsum(ints, 0, dtype=torch.int32, out=out), 8)
-    del out
-    timed("torch.masked_select(x, x >= 0) int32", lambda: torch.masked_select(ints, ints >= 0),
-          6)
-    del ints
-    h = torch.rand(n, dtype=torch.float32, device="cuda", generator=g) * 2 - 1
-    timed("torch.histc 256 bins float32",
-          lambda: torch.histc(h, bins=256, min=-1.0, max=1.0), 4)
+
+    def floats():
+        return torch.rand(n, dtype=torch.float32, device="cuda", generator=g)
+
+    def ints():
+        return torch.randint(-100, 101, (n,), dtype=torch.int32, device="cuda", generator=g)
+
+    run_cases(torch, n, repetitions, only, [
+        ("torch copy_ (device copy)", 8, lambda: (floats(), torch.empty(n, device="cuda")),
+         lambda a: a[1].copy_(a[0])),
+        ("torch.sum float32", 4, floats, torch.sum),
+        ("torch.cumsum int32 (out=, dtype int32)", 8,
+         lambda: (ints(), torch.empty(n, dtype=torch.int32, device="cuda")),
+         lambda a: torch.cumsum(a[0], 0, dtype=torch.int32, out=a[1])),
+        ("torch.masked_select(x, x >= 0) int32", 6, ints,
+         lambda x: torch.masked_select(x, x >= 0)),
+        ("torch.histc 256 bins float32", 4, lambda: floats() * 2 - 1,
+         lambda h: torch.histc(h, bins=256, min=-1.0, max=1.0)),
+    ])
+    torch.cuda.empty_cache()
 
 
-def run_cupy(n, repetitions, cupy):
-    def timed(name, fn, bytes_per_element):
-        if wanted(name):
-            report(name, n, median_time(fn, repetitions, cupy.cuda.Event,
-                                        cupy.cuda.Device().synchronize,
-                                        lambda s, e: cupy.cuda.get_elapsed_time(s, e) * 1e-3),
-                   bytes_per_element)
-
+def run_cupy(n, repetitions, only, cupy):
     rng = cupy.random.default_rng(7)
-    x = rng.random(n, dtype=cupy.float32)
-    y = cupy.empty_like(x)
-    timed("cupy copyto (device copy)", lambda: cupy.copyto(y, x), 8)
-    timed("cupy.sum float32", lambda: x.sum(), 4)
-    del y
-    ints = rng.integers(-100, 101, n, dtype=cupy.int32)
-    out = cupy.empty_like(ints)
-    timed("cupy.cumsum int32 (out=, dtype int32)",
-          lambda: cupy.cumsum(ints, dtype=cupy.int32, out=out), 8)
-    del out
-    timed("cupy x[x >= 0] int32", lambda: ints[ints >= 0], 6)
-    del ints
-    h = rng.random(n, dtype=cupy.float32) * 2 - 1
-    timed("cupy.histogram 256 bins float32",
-          lambda: cupy.histogram(h, bins=256, range=(-1.0, 1.0)), 4)
+
+    def floats():
+        return rng.random(n, dtype=cupy.float32)
+
+    def ints():
+        return rng.integers(-100, 101, n, dtype=cupy.int32)
+
+    run_cases(cupy, n, repetitions, only, [
+        ("cupy copyto (device copy)", 8, lambda: (floats(), cupy.empty(n, dtype=cupy.float32)),
+         lambda a: cupy.copyto(a[1], a[0])),
+        ("cupy.sum float32", 4, floats, lambda x: x.sum()),
+        ("cupy.cumsum int32 (out=, dtype int32)", 8,
+         lambda: (ints(), cupy.empty(n, dtype=cupy.int32)),
+         lambda a: cupy.cumsum(a[0], dtype=cupy.int32, out=a[1])),
+        ("cupy x[x >= 0] int32", 6, ints, lambda x: x[x >= 0]),
+        ("cupy.histogram 256 bins float32", 4, lambda: floats() * 2 - 1,
+         lambda h: cupy.histogram(h, bins=256, range=(-1.0, 1.0))),
+    ])
 
 
 def main():
@@ -113,16 +101,13 @@ def main():
     parser.add_argument("--repetitions", type=int, default=30)
     parser.add_argument("--only", default="", help="time only the cases whose name has this")
     args = parser.parse_args()
-    global ONLY
-    ONLY = args.only
     n = 1 << args.log2
     ran = False
     try:
         import torch
         if torch.cuda.is_available():
             print(f"# device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
-            run_torch(n, args.repetitions, torch)
-            torch.cuda.empty_cache()
+            run_torch(n, args.repetitions, args.only, torch)
             ran = True
         else:
             print("# torch: no CUDA device; its cases are left out")
@@ -131,7 +116,7 @@ def main():
     try:
         import cupy
         print(f"# cupy {cupy.__version__}, CUPY_ACCELERATORS={os.environ['CUPY_ACCELERATORS']}")
-        run_cupy(n, args.repetitions, cupy)
+        run_cupy(n, args.repetitions, args.only, cupy)
         ran = True
     except ImportError:
         print("# cupy is not importable: its cases are left out")

@@ -17,24 +17,9 @@ Notes on what each peer sorts:
 Usage: python3 bench/peer_sort.py [--log2 28] [--repetitions 20]
 """
 import argparse
-import statistics
 import sys
 
-
-def time_cuda(fn, prepare, repetitions, torch):
-    times = []
-    for r in range(repetitions + 2):
-        data = prepare()
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn(data)
-        end.record()
-        end.synchronize()
-        if r >= 2:  # two warm-ups
-            times.append(start.elapsed_time(end) * 1e-3)
-    return statistics.median(times)
+from peer_cuda import median_time
 
 
 def report(name, n, seconds):
@@ -63,15 +48,15 @@ def main():
     values = torch.arange(n, dtype=torch.int32, device="cuda")
 
     report("torch.sort int32 (keys + int64 indices)", n,
-           time_cuda(lambda k: torch.sort(k, stable=True), lambda: keys.clone(),
-                     args.repetitions, torch))
+           median_time(torch, lambda k: torch.sort(k, stable=True), args.repetitions,
+                       prepare=keys.clone))
 
     def key_value(k):
         sorted_keys, order = torch.sort(k, stable=True)
         return sorted_keys, values[order]
 
     report("torch.sort int32 + gather of int32 values", n,
-           time_cuda(key_value, lambda: keys.clone(), args.repetitions, torch))
+           median_time(torch, key_value, args.repetitions, prepare=keys.clone))
 
     try:
         import cupy
@@ -80,24 +65,10 @@ def main():
         return 0
     cupy_keys = cupy.asarray(keys.view(torch.int32).cpu().numpy().view("uint32"))
 
-    def cupy_time(fn, prepare):
-        times = []
-        for r in range(args.repetitions + 2):
-            data = prepare()
-            cupy.cuda.Device().synchronize()
-            start, end = cupy.cuda.Event(), cupy.cuda.Event()
-            start.record()
-            fn(data)
-            end.record()
-            end.synchronize()
-            if r >= 2:
-                times.append(cupy.cuda.get_elapsed_time(start, end) * 1e-3)
-        return statistics.median(times)
-
     report("cupy.sort uint32 (keys only, CUB SortKeys)", n,
-           cupy_time(lambda k: k.sort(), lambda: cupy_keys.copy()))
+           median_time(cupy, lambda k: k.sort(), args.repetitions, prepare=cupy_keys.copy))
     report("cupy.argsort uint32 (key-value: indices)", n,
-           cupy_time(lambda k: cupy.argsort(k), lambda: cupy_keys.copy()))
+           median_time(cupy, cupy.argsort, args.repetitions, prepare=cupy_keys.copy))
     return 0
 
 
