@@ -34,13 +34,13 @@ std::vector<T> inputs(std::size_t n) {
 }
 
 template <class T>
-run_fn clforge_scan(std::size_t n, const std::string& tile = "") {
+run_fn clforge_scan(std::size_t n, const std::string& tile = "", const char* op = "a + b") {
   const std::string type = cf::type_name<T>();
   cf::scan_options o;
   o.name = "inclusive_scan_bench";
   if (!tile.empty()) o.tile(tile);
   auto k = std::make_shared<cf::scan_kernel<T>>(
-      ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", "a + b", "0",
+      ctx(), "global const " + type + "* in, global " + type + "* out", "in[i]", op, "0",
       "out[i] = item", cf::scan_kind::inclusive, o);
   auto in = std::make_shared<cf::array<T>>(cf::array<T>::from_host(queue(), inputs<T>(n)));
   auto out = std::make_shared<cf::array<T>>(queue(), n);
@@ -154,6 +154,10 @@ void register_cases() {
             [](std::size_t n) { return clforge_scan<std::int32_t>(n); }});
   add_case({"inclusive_scan_float32", "clforge", 8.0,
             [](std::size_t n) { return clforge_scan<float>(n); }});
+  // The same sum spelled so that it is not known to commute: each tile's aggregate is published
+  // after its scan, not before (scan_options::commutative), for comparison with "clforge".
+  add_case({"inclusive_scan_int32", "clforge_ordered", 8.0,
+            [](std::size_t n) { return clforge_scan<std::int32_t>(n, "", "a + b + 0"); }});
   add_case({"copy_if_50", "clforge", 6.0, clforge_copy_if});
   for (const std::string& tile : extra_tiles()) {
     add_case({"inclusive_scan_int32", "clforge_" + tile, 8.0,

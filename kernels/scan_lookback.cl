@@ -19,6 +19,9 @@
 #define CLFORGE_WINDOW $window  /* work-items that look back, 1 or more */
 #define CLFORGE_REGISTERS $registers  /* a work-item's items in registers between passes */
 #define CLFORGE_PERSISTENT $persistent  /* groups loop over tiles (fewer groups than tiles) */
+/* the operation commutes (known or declared, never with segments): the tile's aggregate
+   is reduced in load order and published right after the read, before the tile is scanned */
+#define CLFORGE_EARLY $early_aggregate
 /* the output adds the prefixes as it goes (step 5) */
 #define CLFORGE_FUSED (!CLFORGE_REGISTERS && !CLFORGE_SEGMENTED)
 /* VECTOR_IN/OUT: the input is a plain load $vector_input[i] / the output a plain store
@@ -161,6 +164,9 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   // Every tile but the last is full: one test per tile instead of one per element.
   const int clforge_full = clforge_base + CLFORGE_TILE <= clforge_n;
 
+#if CLFORGE_EARLY
+  clforge_t clforge_early = clforge_neutral();
+#endif
   // 1. Read the tile, striped: item x = j * GROUP + lid (coalesced). VECTOR_IN: full tiles as
   // 4-vectors, vector x4 = j * GROUP + lid holding items 4 * x4 .. 4 * x4 + 3 (16-byte loads
   // for 4-byte types; with the pad, a warp's stores hit 32 banks).
@@ -171,6 +177,10 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
     for (uint clforge_j = 0; clforge_j < CLFORGE_ITEMS / 4; ++clforge_j) {
       const uint clforge_x4 = clforge_j * CLFORGE_GROUP + clforge_lid;
       const clforge_t4 clforge_q = clforge_from[clforge_x4];
+#if CLFORGE_EARLY
+      clforge_early = clforge_op(clforge_early, clforge_op(clforge_op(clforge_q.s0, clforge_q.s1),
+                                                           clforge_op(clforge_q.s2, clforge_q.s3)));
+#endif
       clforge_values[CLFORGE_PAD(4 * clforge_x4)] = clforge_q.s0;
       clforge_values[CLFORGE_PAD(4 * clforge_x4 + 1)] = clforge_q.s1;
       clforge_values[CLFORGE_PAD(4 * clforge_x4 + 2)] = clforge_q.s2;
@@ -195,12 +205,39 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
 #endif
     }
     clforge_values[CLFORGE_PAD(clforge_x)] = clforge_value;
+#if CLFORGE_EARLY
+    clforge_early = clforge_op(clforge_early, clforge_value);
+#endif
 #if CLFORGE_SEGMENTED
     clforge_heads[clforge_x] = clforge_head;
 #endif
   }
   }
+#if CLFORGE_EARLY
+  // The group scan of step 3 writes the second half of clforge_sums only after its first
+  // barrier, so it can hold these partials until then.
+  clforge_sums[CLFORGE_GROUP + clforge_lid] = clforge_early;
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
+#if CLFORGE_EARLY
+  // EARLY: the tile's aggregate now, in two steps (32 work-items fold the partials, then one),
+  // so successors find it while this tile is still scanning; step 4 then only looks back.
+  if (clforge_lid < 32 && CLFORGE_GROUP > 32) {
+    clforge_t clforge_s = clforge_sums[CLFORGE_GROUP + clforge_lid];
+    for (uint clforge_k = clforge_lid + 32; clforge_k < CLFORGE_GROUP; clforge_k += 32)
+      clforge_s = clforge_op(clforge_s, clforge_sums[CLFORGE_GROUP + clforge_k]);
+    clforge_sums[CLFORGE_GROUP + clforge_lid] = clforge_s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (clforge_lid == 0) {
+    clforge_t clforge_s = clforge_sums[CLFORGE_GROUP];
+    for (uint clforge_k = 1; clforge_k < (CLFORGE_GROUP > 32 ? 32u : (uint)CLFORGE_GROUP); ++clforge_k)
+      clforge_s = clforge_op(clforge_s, clforge_sums[CLFORGE_GROUP + clforge_k]);
+    clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile,
+                    clforge_tile == 0 ? CLFORGE_LOOKBACK_PREFIX : CLFORGE_LOOKBACK_AGGREGATE,
+                    clforge_s);
+  }
+#endif
 
   // 2. Each work-item scans its ITEMS consecutive items, in registers (REGISTERS) or in
   // place in local memory (fewer registers, so more work-groups per compute unit).
@@ -250,9 +287,11 @@ kernel void $name($user_parameters ulong clforge_n, uint clforge_epoch, global u
   const int clforge_independent = clforge_tile == 0;
 #endif
   if (clforge_lid == 0) {
+#if !CLFORGE_EARLY
     clforge_publish(CLFORGE_STATE_ARGS, clforge_epoch, clforge_tile,
                     clforge_independent ? CLFORGE_LOOKBACK_PREFIX : CLFORGE_LOOKBACK_AGGREGATE,
                     clforge_tile_sum);
+#endif
     clforge_tile_prefix = clforge_neutral();
   }
 #if CLFORGE_WINDOW == 1

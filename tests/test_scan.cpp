@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <iterator>
 #include <numeric>
 #include <optional>
@@ -191,6 +192,84 @@ TEST(scan, max_scan_and_exclusive_identity) {
     std::copy(want.begin(), want.end() - 1, shifted.begin() + 1);
     EXPECT_EQ(first_mismatch(prev, shifted), -1);
   }
+}
+
+TEST(scan, commutative_operations_publish_their_aggregate_early) {
+  // A look-back tile whose operation commutes publishes its aggregate, reduced in the order its
+  // elements arrive, before it scans them: integer +, min and max without a declaration (int:
+  // status and value in one word; long: apart), xor declared by scan_options::commutative.
+  // Vector and scalar reads, one and several look-back work-items, one group per tile and
+  // persistent groups, sizes around the tile.
+  auto host = random_ints(30'011, 83, -1'000'000, 1'000'000);
+  std::vector<cl_long> wide(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) wide[i] = cl_long(host[i]) * 3'000'000'001LL;
+  const auto max_op = [](cl_int a, cl_int b) { return std::max(a, b); };
+  for (const std::string spec : {"8x64s", "3x32", "8x32w8lsp2", "4x16w4p1"}) {
+    SCOPED_TRACE(spec);
+    cf::scan_options o = options_for(cf::scan_algorithm::lookback, "commuting");
+    o.tile(spec);
+    cf::scan_kernel<cl_int> sum(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                                "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::scan_kernel<cl_int> max(ctx(), "global const int* x, global int* y", "x[i]", "max(b,a)",
+                                "INT_MIN", "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::scan_kernel<cl_long> wide_sum(ctx(), "global const long* x, global long* y", "x[i]",
+                                      "b + a", "0", "y[i] = item", cf::scan_kind::inclusive, o);
+    cf::scan_options declared = o;
+    declared.commutative = true;
+    cf::scan_kernel<cl_int> xor_scan(ctx(), "global const int* x, global int* y", "x[i]", "a ^ b",
+                                     "0", "y[i] = item", cf::scan_kind::inclusive, declared);
+    for (const auto* k : {&sum, &max, &xor_scan})
+      EXPECT_NE(k->source().find("#define CLFORGE_EARLY 1"), std::string::npos);
+    EXPECT_NE(wide_sum.source().find("#define CLFORGE_EARLY 1"), std::string::npos);
+    const std::size_t tile = sum.tile_size();
+    for (std::size_t n : {std::size_t(0), std::size_t(1), tile - 1, tile, tile + 1,
+                          std::size_t(7919), host.size()}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      const std::vector<cl_int> part(host.begin(), host.begin() + n);
+      const std::vector<cl_long> wide_part(wide.begin(), wide.begin() + n);
+      auto x = cf::array<cl_int>::from_host(q(), part);
+      auto xw = cf::array<cl_long>::from_host(q(), wide_part);
+      cf::array<cl_int> y(q(), n);
+      cf::array<cl_long> yw(q(), n);
+      sum(q(), x, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, std::plus<cl_int>())), -1);
+      max(q(), x, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, max_op)), -1);
+      xor_scan(q(), x, y);
+      EXPECT_EQ(first_mismatch(y.to_host(q()), inclusive_reference(part, std::bit_xor<cl_int>())),
+                -1);
+      wide_sum(q(), xw, yw);
+      EXPECT_EQ(
+          first_mismatch(yw.to_host(q()), inclusive_reference(wide_part, std::plus<cl_long>())),
+          -1);
+    }
+  }
+  // Not early: floating-point sums, other integer operations undeclared, segmented scans (a
+  // tile's aggregate depends on where its segments start; the declaration is ignored).
+  const cf::scan_options o = options_for(cf::scan_algorithm::lookback, "not_commuting");
+  cf::scan_kernel<cl_float> float_sum(ctx(), "global const float* x, global float* y", "x[i]",
+                                      "a + b", "0", "y[i] = item", cf::scan_kind::inclusive, o);
+  cf::scan_kernel<cl_int> undeclared(ctx(), "global const int* x, global int* y", "x[i]", "a ^ b",
+                                     "0", "y[i] = item", cf::scan_kind::inclusive, o);
+  EXPECT_NE(float_sum.source().find("#define CLFORGE_EARLY 0"), std::string::npos);
+  EXPECT_NE(undeclared.source().find("#define CLFORGE_EARLY 0"), std::string::npos);
+  cf::scan_options so = options_for(cf::scan_algorithm::lookback, "commuting_segments");
+  so.commutative = true;
+  so.is_segment_start = "i % 1000 == 0";
+  cf::scan_kernel<cl_int> seg(ctx(), "global const int* x, global int* y", "x[i]", "a + b", "0",
+                              "y[i] = item", cf::scan_kind::inclusive, so);
+  EXPECT_NE(seg.source().find("#define CLFORGE_EARLY 0"), std::string::npos);
+  auto x = cf::array<cl_int>::from_host(q(), host);
+  cf::array<cl_int> y(q(), host.size());
+  seg(q(), x, y);
+  std::vector<cl_int> want(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i)
+    want[i] = i % 1000 == 0 ? host[i] : want[i - 1] + host[i];
+  EXPECT_EQ(first_mismatch(y.to_host(q()), want), -1);
+  EXPECT_FALSE(cf::detail::known_commutative("int", "a + b + 1"));
+  EXPECT_FALSE(cf::detail::known_commutative("int", "a - b"));
+  EXPECT_FALSE(cf::detail::known_commutative("my_struct", "a + b"));
+  EXPECT_TRUE(cf::detail::known_commutative("ulong", " min( a ,b ) "));
 }
 
 TEST(scan, struct_scan_with_a_non_commutative_operation) {

@@ -112,6 +112,7 @@ scan_core::scan_core(const context& ctx, const scan_value_type& type, std::strin
   e->segmented = !options.is_segment_start.empty();
   e->uses_last_item = uses_name(output_stmt, "last_item");
   e->packed = type.size <= 4;
+  e->commutative = options.commutative || known_commutative(type.name, scan_expr);
   e->arguments = arguments;
   e->input_expr = input_expr;
   e->scan_expr = scan_expr;
@@ -268,6 +269,17 @@ scan_core shared_scan(const context& ctx, const scan_value_type& type, const std
     return std::make_shared<scan_core>(ctx, type, arguments, input_expr, scan_expr, neutral,
                                        output_stmt, kind, options);
   });
+}
+
+bool known_commutative(std::string_view type, std::string_view scan_expr) {
+  const int index = scalar_type_index(type);
+  if (index < 0 || scalar_types[index].is_floating) return false;
+  std::string text;
+  for (char c : scan_expr)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') text += c;
+  for (const char* known : {"a+b", "b+a", "min(a,b)", "min(b,a)", "max(a,b)", "max(b,a)"})
+    if (text == known) return true;
+  return false;
 }
 
 }  // namespace detail

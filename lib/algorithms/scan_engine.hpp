@@ -39,10 +39,11 @@ struct scan_engine : template_state_of<scan_options, scan_core>,
   scan_use use = scan_use::plain;  // a selection's look-back reads selection_registers
   scan_algorithm algorithm = scan_algorithm::automatic;
   bool segmented = false, uses_last_item = false, packed = false;
-  std::size_t items = 0, group = 0;             // look-back tile shape
-  std::size_t window = 1;                       // look-back work-items
-  bool registers = true;                        // a work-item's items between its passes
-  std::size_t groups_per_cu = 0;                // look-back: 0 one group per tile, else persistent
+  bool commutative = false;          // declared (scan_options) or known (known_commutative)
+  std::size_t items = 0, group = 0;  // look-back tile shape
+  std::size_t window = 1;            // look-back work-items
+  bool registers = true;             // a work-item's items between its passes
+  std::size_t groups_per_cu = 0;     // look-back: 0 one group per tile, else persistent
   tile_layout layout = tile_layout::striped;    // look-back
   std::size_t granularity = 0, max_chunks = 0;  // reduce-then-scan
   std::size_t rts_local = 1;

@@ -118,6 +118,7 @@ void build_lookback(const context& ctx, scan_engine& e, const requested_tile& as
   values["vector_output"] = out_array.empty() ? "clforge_unused" : out_array;
   values["vector_type"] = type.name + "4";
   values["packed"] = e.packed ? "1" : "0";
+  values["early_aggregate"] = e.commutative && !e.segmented ? "1" : "0";
   const std::string main_name = values["name"];
   // A tuned group is lowered to what the built kernels run; one scan_options asked for is
   // refused.

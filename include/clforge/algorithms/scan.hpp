@@ -33,6 +33,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "clforge/algorithms/common.hpp"
@@ -82,6 +83,13 @@ struct CLFORGE_API scan_options : kernel_options {
   /// automatic: the tuned algorithm (the key "algorithm": lookback on GPUs, reduce_then_scan
   /// on CPUs).
   scan_algorithm algorithm = scan_algorithm::automatic;
+  /// Declares that scan_expr also commutes, exactly: any order of the operands gives the same
+  /// result (integer &, |, ^, +; not floating-point +). A look-back tile then publishes its
+  /// aggregate, formed in the order its elements arrive, before it scans them, so its successors
+  /// wait less (unsegmented scans). A non-commutative operation declared so gives wrong results.
+  /// Integer scans whose scan_expr is a + b, min(a, b) or max(a, b) (either order, any spacing)
+  /// need no declaration, and so copy_if, partition, remove_if and unique.
+  bool commutative = false;
   /// Deprecated: the key "items". Look-back items per work-item (at most 64); 0: tuned.
   CLFORGE_SCAN_TUNING_DEPRECATED std::size_t items_per_thread = 0;
   /// Deprecated: the key "group". Look-back work-items per group (at most 4096); 0: tuned.
@@ -206,6 +214,11 @@ scan_core shared_scan(const context& ctx, const std::string& arguments,
   return shared_scan(ctx, scan_value_type{type_name<T>(), sizeof(T), type_traits<T>::needs_fp64},
                      arguments, input_expr, scan_expr, neutral, output_stmt, kind, name, preamble);
 }
+
+/// Whether scan_expr over values of the OpenCL type `type` commutes exactly without being
+/// declared: an integer type and (spaces aside) a + b, b + a, min(a, b), min(b, a), max(a, b) or
+/// max(b, a).
+CLFORGE_API bool known_commutative(std::string_view type, std::string_view scan_expr);
 
 }  // namespace detail
 
